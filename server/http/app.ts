@@ -1,0 +1,76 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { HubConfig } from '../config/config.js';
+import { HubError } from '../domain/errors.js';
+import type { PushService } from '../domain/push-service.js';
+import type { Store } from '../store/index.js';
+import { requireSession } from './middleware/auth.js';
+import { errorHandler, notFound } from './middleware/errors.js';
+import { createKeyedLimiter } from './middleware/rate-limit.js';
+import { createAdminRoutes } from './routes/admin.js';
+import { createAuthRoutes, type SetupState } from './routes/auth.js';
+import { createPushRoutes } from './routes/push.js';
+
+/** Everything the HTTP layer is built from (DESIGN.md convention 6: passed in, no singletons). */
+export interface AppDeps {
+  config: HubConfig;
+  store: Store;
+  pushService: PushService;
+  logger: Logger;
+  setup: SetupState;
+}
+
+/**
+ * Builds the hub's Express app: `/v1/push` (the spec), `/api/*` (admin API), `/healthz`,
+ * the first-run `/setup` page, security headers on every answer and one error renderer.
+ */
+export function createApp({ config, store, pushService, logger, setup }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(
+    helmet({
+      // The hub usually serves plain HTTP on a LAN: forcing https would lock the operator out.
+      strictTransportSecurity: false,
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    }),
+  );
+  app.use(
+    pinoHttp({
+      logger: logger.child({ component: 'http' }),
+      // Log the path only: query strings can carry tokens (the setup URL, EventSource auth).
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug'),
+    }),
+  );
+
+  app.get('/healthz', (_req, res) => {
+    try {
+      store.db.prepare('SELECT 1').get();
+      res.json({ status: 'ok' });
+    } catch {
+      throw new HubError('unavailable', 'the database does not answer');
+    }
+  });
+
+  app.use(
+    createPushRoutes({
+      store,
+      pushService,
+      perApp: createKeyedLimiter(config.rateLimit.perApp),
+      authFailures: createKeyedLimiter(config.rateLimit.authFailures),
+      bodyLimitBytes: config.bodyLimitBytes,
+    }),
+  );
+
+  app.use('/api', express.json({ limit: config.bodyLimitBytes }));
+  app.use(createAuthRoutes({ store, setup, loginFailures: createKeyedLimiter(config.rateLimit.authFailures) }));
+  app.use('/api', requireSession(store, 'admin'), createAdminRoutes({ store }));
+  app.use(['/api', '/v1'], notFound);
+  app.use(errorHandler(logger));
+  return app;
+}
