@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { pino, type Logger } from 'pino';
@@ -8,6 +9,10 @@ import { hashPassword } from './domain/passwords.js';
 import { createPushService } from './domain/push-service.js';
 import { createApp } from './http/app.js';
 import type { SetupState } from './http/routes/auth.js';
+import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
+import { createSenderRegistry } from './delivery/sender-registry.js';
+import { generateVapidKeys } from './delivery/senders/webpush-sender.js';
+import { createStreamHub } from './delivery/stream-hub.js';
 import { openDatabase } from './store/db.js';
 import { createStore, type Store } from './store/index.js';
 
@@ -25,9 +30,13 @@ export interface Hub {
   /** The one-time setup URL when no admin account exists yet, else null. */
   setupUrl: string | null;
   store: Store;
-  /** Stops taking connections, lets in-flight requests finish, closes the database. */
+  dispatcher: Dispatcher;
+  /** Stops taking connections, ends live streams, lets in-flight requests and sends finish (bounded), closes the database. */
   close(): Promise<void>;
 }
+
+/** The VAPID subject used until the operator sets one (RFC 8292 §2.1: a mailto: or https: contact). */
+export const DEFAULT_VAPID_SUBJECT = 'mailto:pushhub@localhost';
 
 /** Thrown when the hub refuses to start; the message says why and what to do. */
 export class StartupError extends Error {
@@ -47,6 +56,14 @@ const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<Hub> {
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? pino({ level: config.logLevel });
+  let extraCa: string[] | undefined;
+  if (config.extraCaFile) {
+    try {
+      extraCa = [fs.readFileSync(config.extraCaFile, 'utf8')];
+    } catch (err) {
+      throw new StartupError(`cannot read PUSHHUB_EXTRA_CA_FILE ${config.extraCaFile}: ${(err as Error).message}`);
+    }
+  }
   const db = openDatabase(config.dataDir, { synchronous: config.synchronous });
   try {
     const store = createStore(db, clock);
@@ -62,8 +79,50 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       );
     }
     const setup: SetupState = { token: hasAdmin ? null : newSessionToken() };
-    const pushService = createPushService({ store, clock });
-    const app = createApp({ config, store, pushService, logger, setup });
+    if (!store.settings.get('webpush')) {
+      store.settings.set('webpush', generateVapidKeys(DEFAULT_VAPID_SUBJECT));
+      logger.info('generated the Web Push (VAPID) keys');
+    }
+
+    const streamHub = createStreamHub();
+    const senders = createSenderRegistry({
+      settings: store.settings,
+      streamHub,
+      transport: { ...(extraCa ? { extraCa } : {}), requestTimeoutMs: config.delivery.requestTimeoutMs },
+      apnsOrigin: config.apnsOrigin,
+      fcmOrigin: config.fcmOrigin,
+      logger,
+    });
+    const dispatcher = createDispatcher({
+      outbox: store.outbox,
+      senderFor: senders.senderFor,
+      clock,
+      logger: logger.child({ component: 'dispatcher' }),
+      options: config.delivery,
+    });
+    const pushService = createPushService({
+      store,
+      clock,
+      onAccepted: (notification, userIds) => {
+        try {
+          streamHub.publishToUsers(userIds, notification);
+        } catch (err) {
+          logger.error({ err }, 'could not publish to live streams');
+        }
+        dispatcher.wake();
+      },
+    });
+    const app = createApp({
+      config,
+      store,
+      clock,
+      pushService,
+      logger,
+      setup,
+      streamHub,
+      senders,
+      wakeDispatcher: dispatcher.wake,
+    });
 
     const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {
@@ -75,6 +134,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
     const { port } = server.address() as AddressInfo;
     const url = `http://${urlHost(config.host)}:${port}`;
     const setupUrl = setup.token ? `${url}/setup?token=${setup.token}` : null;
+    dispatcher.start();
 
     let closing: Promise<void> | undefined;
     return {
@@ -82,13 +142,16 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       port,
       setupUrl,
       store,
+      dispatcher,
       close() {
-        closing ??= new Promise<void>((resolve) => {
-          server.close(() => resolve());
+        closing ??= (async () => {
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          streamHub.closeAll();
           server.closeIdleConnections();
-        }).then(() => {
+          await Promise.all([closed, dispatcher.stop(5000)]);
+          await senders.close();
           db.close();
-        });
+        })();
         return closing;
       },
     };

@@ -28,6 +28,27 @@ export const configSchema = z.object({
   bodyLimitBytes: z.number().int().positive().default(16 * 1024),
   /** SQLite `PRAGMA synchronous`: FULL makes every answered push durable across power loss. */
   synchronous: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  /** APNs origin override (PUSHHUB_APNS_ORIGIN); default Apple's production or sandbox host. */
+  apnsOrigin: z.url({ protocol: /^https?$/ }).optional(),
+  /** FCM and OAuth token origin override (PUSHHUB_FCM_ORIGIN); default Google's hosts. */
+  fcmOrigin: z.url({ protocol: /^https?$/ }).optional(),
+  /** A PEM bundle trusted in addition to the system's CAs (PUSHHUB_EXTRA_CA_FILE). */
+  extraCaFile: z.string().min(1).optional(),
+  /** Milliseconds between heartbeat comments on receiver streams (keeps proxies from closing them). */
+  streamHeartbeatMs: z.number().int().positive().default(15_000),
+  delivery: z
+    .object({
+      /** A delivery still failing this long after its notification was accepted ends `expired` (ms, default 24 h). */
+      maxAgeMs: z.number().int().positive().default(24 * 3600 * 1000),
+      /** A request to a push service that takes longer is abandoned and retried (ms). */
+      requestTimeoutMs: z.number().int().positive().default(10_000),
+      /** Sends in flight at once, per channel. */
+      concurrency: z.number().int().positive().default(64),
+      /** First retry delay (ms); doubles each attempt, with jitter, up to maxBackoffMs. */
+      baseBackoffMs: z.number().int().positive().default(2000),
+      maxBackoffMs: z.number().int().positive().default(3600 * 1000),
+    })
+    .default({ maxAgeMs: 24 * 3600 * 1000, requestTimeoutMs: 10_000, concurrency: 64, baseBackoffMs: 2000, maxBackoffMs: 3600 * 1000 }),
   rateLimit: z
     .object({
       /** Per app: burst 60, then 10 per second. */
@@ -95,7 +116,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * its arguments (DESIGN.md convention 5).
  *
  * Environment: PUSHHUB_HOST, PUSHHUB_PORT, PUSHHUB_DATA_DIR, PUSHHUB_ADMIN_PASSWORD,
- * PUSHHUB_LOG_LEVEL, PUSHHUB_RATE_LIMIT_BURST, PUSHHUB_RATE_LIMIT_PER_SECOND.
+ * PUSHHUB_LOG_LEVEL, PUSHHUB_RATE_LIMIT_BURST, PUSHHUB_RATE_LIMIT_PER_SECOND, PUSHHUB_APNS_ORIGIN,
+ * PUSHHUB_FCM_ORIGIN, PUSHHUB_EXTRA_CA_FILE.
  *
  * @throws ConfigError naming each invalid setting.
  */
@@ -125,6 +147,9 @@ export function loadConfig({ flags = {}, env = {}, file = {} }: LoadConfigInput)
   set('dataDir', env.PUSHHUB_DATA_DIR);
   set('adminPassword', env.PUSHHUB_ADMIN_PASSWORD);
   set('logLevel', env.PUSHHUB_LOG_LEVEL);
+  set('apnsOrigin', env.PUSHHUB_APNS_ORIGIN);
+  set('fcmOrigin', env.PUSHHUB_FCM_ORIGIN);
+  set('extraCaFile', env.PUSHHUB_EXTRA_CA_FILE);
   set('host', flags.host);
   set('port', portFrom(flags.port, '--port'));
   set('dataDir', flags.dataDir);

@@ -1,4 +1,5 @@
 import { monotonicFactory } from 'ulid';
+import type { NotificationContent } from '../delivery/types.js';
 import type { Clock } from './clock.js';
 import { HubError } from './errors.js';
 import type { NotificationInput } from './notification.js';
@@ -16,10 +17,12 @@ export interface AcceptedPush {
 export type PushService = ReturnType<typeof createPushService>;
 
 /** Builds the push pipeline. `newId` makes time-sortable notification ids (ULIDs by default). */
-export function createPushService({ store, clock, newId = monotonicFactory() }: {
+export function createPushService({ store, clock, newId = monotonicFactory(), onAccepted }: {
   store: Store;
   clock: Clock;
   newId?: (seedTime?: number) => string;
+  /** Called after the commit: wakes the dispatcher and the receivers' live streams. */
+  onAccepted?: (notification: NotificationContent, userIds: string[]) => void;
 }) {
   return {
     /**
@@ -31,7 +34,7 @@ export function createPushService({ store, clock, newId = monotonicFactory() }: 
      *   (field userGroupKey) when a key addresses nobody.
      */
     accept(app: AppRecord, input: NotificationInput): AcceptedPush {
-      return store.transaction(() => {
+      const accepted = store.transaction(() => {
         const user = input.userKey === undefined ? undefined : store.users.findByUserKey(input.userKey);
         if (input.userKey !== undefined && !user) {
           throw new HubError('unknown_user_key', 'no receiver has this User Key', { field: 'userKey' });
@@ -43,15 +46,28 @@ export function createPushService({ store, clock, newId = monotonicFactory() }: 
         const createdAt = clock.now();
         const id = newId(createdAt);
         const label = [user?.name, group?.name].filter(Boolean).join(' + ');
-        const { deliveries } = store.notifications.insert({
+        const { deliveries, userIds } = store.notifications.insert({
           id,
           app: { id: app.id, name: app.name },
           target: { userId: user?.id ?? null, groupId: group?.id ?? null, label },
           content: input,
           createdAt,
         });
-        return { id, deliveries };
+        return { id, deliveries, userIds, createdAt };
       });
+      onAccepted?.(
+        {
+          id: accepted.id,
+          title: input.title,
+          body: input.body,
+          emoji: input.emoji ?? null,
+          image: input.image ?? null,
+          url: input.url ?? null,
+          createdAt: accepted.createdAt,
+        },
+        accepted.userIds,
+      );
+      return { id: accepted.id, deliveries: accepted.deliveries };
     },
   };
 }

@@ -4,7 +4,11 @@ import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { HubConfig } from '../config/config.js';
 import { HubError } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
 import type { PushService } from '../domain/push-service.js';
+import type { SenderRegistry } from '../delivery/sender-registry.js';
+import type { VapidKeys } from '../delivery/senders/webpush-sender.js';
+import type { StreamHub } from '../delivery/stream-hub.js';
 import type { Store } from '../store/index.js';
 import { requireSession } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
@@ -12,21 +16,29 @@ import { createKeyedLimiter } from './middleware/rate-limit.js';
 import { createAdminRoutes } from './routes/admin.js';
 import { createAuthRoutes, type SetupState } from './routes/auth.js';
 import { createPushRoutes } from './routes/push.js';
+import { createReceiverRoutes } from './routes/receiver.js';
+import { createSettingsRoutes } from './routes/settings.js';
 
 /** Everything the HTTP layer is built from (DESIGN.md convention 6: passed in, no singletons). */
 export interface AppDeps {
   config: HubConfig;
   store: Store;
+  clock: Clock;
   pushService: PushService;
   logger: Logger;
   setup: SetupState;
+  streamHub: StreamHub;
+  senders: SenderRegistry;
+  /** Makes the dispatcher look at the outbox now. */
+  wakeDispatcher: () => void;
 }
 
 /**
  * Builds the hub's Express app: `/v1/push` (the spec), `/api/*` (admin API), `/healthz`,
  * the first-run `/setup` page, security headers on every answer and one error renderer.
  */
-export function createApp({ config, store, pushService, logger, setup }: AppDeps): Express {
+export function createApp(deps: AppDeps): Express {
+  const { config, store, pushService, logger, setup } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.use(
@@ -68,8 +80,23 @@ export function createApp({ config, store, pushService, logger, setup }: AppDeps
   );
 
   app.use('/api', express.json({ limit: config.bodyLimitBytes }));
-  app.use(createAuthRoutes({ store, setup, loginFailures: createKeyedLimiter(config.rateLimit.authFailures) }));
-  app.use('/api', requireSession(store, 'admin'), createAdminRoutes({ store }));
+  const loginFailures = createKeyedLimiter(config.rateLimit.authFailures);
+  app.use(
+    '/api/receiver',
+    createReceiverRoutes({
+      store,
+      clock: deps.clock,
+      streamHub: deps.streamHub,
+      loginFailures,
+      wakeDispatcher: deps.wakeDispatcher,
+      vapidPublicKey: () => store.settings.get<VapidKeys>('webpush')?.publicKey ?? null,
+      heartbeatMs: config.streamHeartbeatMs,
+    }),
+  );
+  app.use(createAuthRoutes({ store, setup, loginFailures }));
+  app.use('/api', requireSession(store, 'admin'));
+  app.use('/api/settings', createSettingsRoutes({ store, senders: deps.senders }));
+  app.use('/api', createAdminRoutes({ store }));
   app.use(['/api', '/v1'], notFound);
   app.use(errorHandler(logger));
   return app;

@@ -88,6 +88,8 @@ export function createDeviceStore(db: Db, clock: Clock) {
      RETURNING *`,
   );
   const selectForUser = db.prepare<[string], DeviceRow>('SELECT * FROM devices WHERE user_id = ? ORDER BY created_at, id');
+  const selectById = db.prepare<[string], DeviceRow>('SELECT * FROM devices WHERE id = ?');
+  const remove = db.prepare('DELETE FROM devices WHERE id = ? AND user_id = ?');
 
   return {
     /**
@@ -112,6 +114,14 @@ export function createDeviceStore(db: Db, clock: Clock) {
     },
     listForUser(userId: string): DeviceRecord[] {
       return selectForUser.all(userId).map(toRecord);
+    },
+    get(id: string): DeviceRecord | undefined {
+      const row = selectById.get(id);
+      return row && toRecord(row);
+    },
+    /** Removes one of the user's devices (its pending deliveries go with it); false if not theirs. */
+    delete(id: string, userId: string): boolean {
+      return remove.run(id, userId).changes > 0;
     },
   };
 }

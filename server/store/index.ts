@@ -5,6 +5,8 @@ import { createAuthStore } from './auth-store.js';
 import { createDeviceStore } from './device-store.js';
 import { createGroupStore } from './group-store.js';
 import { createNotificationStore } from './notification-store.js';
+import { createOutboxStore } from './outbox-store.js';
+import { createSettingsStore } from './settings-store.js';
 import { createUserStore } from './user-store.js';
 
 /** Every store over one database, plus `transaction` to group their calls atomically. */
@@ -20,6 +22,8 @@ export function createStore(db: Db, clock: Clock) {
     devices: createDeviceStore(db, clock),
     auth: createAuthStore(db, clock),
     notifications: createNotificationStore(db),
+    outbox: createOutboxStore(db),
+    settings: createSettingsStore(db),
     /** Runs `fn` in one write transaction (BEGIN IMMEDIATE): all of it commits or none. */
     transaction<T>(fn: () => T): T {
       return db.transaction(fn).immediate();

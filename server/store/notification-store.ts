@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import type { NotificationContent } from '../delivery/types.js';
 import type { NotificationInput } from '../domain/notification.js';
 
 /** Delivery statuses (DESIGN.md "Data flow"): every delivery ends delivered, failed or expired. */
@@ -79,6 +80,26 @@ interface NotificationRow {
   summary: string;
 }
 
+interface ContentRow {
+  id: string;
+  title: string;
+  body: string;
+  emoji: string | null;
+  image: string | null;
+  url: string | null;
+  created_at: number;
+}
+
+const toContent = (r: ContentRow): NotificationContent => ({
+  id: r.id,
+  title: r.title,
+  body: r.body,
+  emoji: r.emoji,
+  image: r.image,
+  url: r.url,
+  createdAt: r.created_at,
+});
+
 const SUMMARY_COLUMNS = `
   (SELECT count(*) FROM notification_recipients r WHERE r.notification_id = n.id) AS recipients,
   (SELECT json_object('total', count(*),
@@ -128,6 +149,19 @@ export function createNotificationStore(db: Db) {
        FROM notification_recipients r JOIN devices d ON d.user_id = r.user_id
       WHERE r.notification_id = @id AND d.deactivated_at IS NULL`,
   );
+  const selectRecipients = db
+    .prepare<[string], string>('SELECT user_id FROM notification_recipients WHERE notification_id = ?')
+    .pluck();
+  const selectHistory = db.prepare<[string, string, number], ContentRow>(
+    `SELECT n.id, n.title, n.body, n.emoji, n.image, n.url, n.created_at
+       FROM notification_recipients r JOIN notifications n ON n.id = r.notification_id
+      WHERE r.user_id = ? AND r.notification_id < ? ORDER BY r.notification_id DESC LIMIT ?`,
+  );
+  const selectSince = db.prepare<[string, string, number], ContentRow>(
+    `SELECT n.id, n.title, n.body, n.emoji, n.image, n.url, n.created_at
+       FROM notification_recipients r JOIN notifications n ON n.id = r.notification_id
+      WHERE r.user_id = ? AND r.notification_id > ? ORDER BY r.notification_id LIMIT ?`,
+  );
   const touchApp = db.prepare('UPDATE apps SET last_used_at = ? WHERE id = ?');
   const selectOne = db.prepare<[string], NotificationRow>(`SELECT n.*, ${SUMMARY_COLUMNS} FROM notifications n WHERE n.id = ?`);
   const selectDeliveries = db.prepare<[string], Record<string, unknown>>(
@@ -145,7 +179,7 @@ export function createNotificationStore(db: Db) {
      *
      * @returns the number of deliveries written to the outbox.
      */
-    insert(n: NewNotification): { deliveries: number } {
+    insert(n: NewNotification): { deliveries: number; userIds: string[] } {
       insertNotification.run({
         id: n.id,
         app_id: n.app.id,
@@ -164,7 +198,7 @@ export function createNotificationStore(db: Db) {
       if (n.target.groupId) insertGroupRecipients.run(n.id, n.target.groupId);
       const deliveries = insertDeliveries.run({ id: n.id, now: n.createdAt }).changes;
       touchApp.run(n.createdAt, n.app.id);
-      return { deliveries };
+      return { deliveries, userIds: selectRecipients.all(n.id) };
     },
 
     /**
@@ -193,6 +227,18 @@ export function createNotificationStore(db: Db) {
       const more = rows.length > q.limit;
       const items = rows.slice(0, q.limit).map(toRecord);
       return { items, next: more ? (items.at(-1)?.id ?? null) : null };
+    },
+
+    /** A receiver's history, newest first, before the id `before` (keyset paging). */
+    history(userId: string, q: { before?: string | undefined; limit: number }): { items: NotificationContent[]; next: string | null } {
+      const rows = selectHistory.all(userId, q.before ?? '\uffff', q.limit + 1);
+      const items = rows.slice(0, q.limit).map(toContent);
+      return { items, next: rows.length > q.limit ? (items.at(-1)?.id ?? null) : null };
+    },
+
+    /** What a receiver missed after the notification `afterId`, oldest first (SSE replay). */
+    since(userId: string, afterId: string, limit: number): NotificationContent[] {
+      return selectSince.all(userId, afterId, limit).map(toContent);
     },
 
     get(id: string): NotificationRecord | undefined {

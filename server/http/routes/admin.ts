@@ -148,6 +148,10 @@ export function createAdminRoutes({ store }: { store: Store }): Router {
     if (!store.users.get(req.params.id)) throw notFound('user', req.params.id);
     res.json(store.devices.listForUser(req.params.id).map(deviceJson));
   });
+  router.delete('/users/:id/devices/:deviceId', (req, res) => {
+    if (!store.devices.delete(req.params.deviceId, req.params.id)) throw notFound('device of this user', req.params.deviceId);
+    res.status(204).end();
+  });
   router.patch('/users/:id', async (req, res) => {
     const body = parseBody(updateUserBody, req.body);
     const changes: { name?: string; passwordHash?: string } = {};
