@@ -22,6 +22,14 @@ export const configSchema = z.object({
   dataDir: z.string().min(1),
   /** Password for the `admin` account on first start (PUSHHUB_ADMIN_PASSWORD); never logged. */
   adminPassword: z.string().min(8).optional(),
+  /**
+   * The address people and devices use to reach the hub (PUSHHUB_PUBLIC_URL), e.g.
+   * `https://push.example.net`; shown in snippets and pairing links, and its host is allowed in
+   * the `Host` header. Default: the listen address.
+   */
+  publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** A one-time token that signs the local operator in (PUSHHUB_LOCAL_LOGIN_TOKEN; the desktop app sets it). */
+  localLoginToken: z.string().min(32).optional(),
   /** pino level; `silent` in tests. */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The largest accepted request body on /v1/push and /api, in bytes (DESIGN.md: 16 KiB). */
@@ -117,7 +125,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  *
  * Environment: PUSHHUB_HOST, PUSHHUB_PORT, PUSHHUB_DATA_DIR, PUSHHUB_ADMIN_PASSWORD,
  * PUSHHUB_LOG_LEVEL, PUSHHUB_RATE_LIMIT_BURST, PUSHHUB_RATE_LIMIT_PER_SECOND, PUSHHUB_APNS_ORIGIN,
- * PUSHHUB_FCM_ORIGIN, PUSHHUB_EXTRA_CA_FILE.
+ * PUSHHUB_FCM_ORIGIN, PUSHHUB_EXTRA_CA_FILE, PUSHHUB_PUBLIC_URL, PUSHHUB_LOCAL_LOGIN_TOKEN.
  *
  * @throws ConfigError naming each invalid setting.
  */
@@ -147,6 +155,8 @@ export function loadConfig({ flags = {}, env = {}, file = {} }: LoadConfigInput)
   set('dataDir', env.PUSHHUB_DATA_DIR);
   set('adminPassword', env.PUSHHUB_ADMIN_PASSWORD);
   set('logLevel', env.PUSHHUB_LOG_LEVEL);
+  set('publicUrl', env.PUSHHUB_PUBLIC_URL);
+  set('localLoginToken', env.PUSHHUB_LOCAL_LOGIN_TOKEN);
   set('apnsOrigin', env.PUSHHUB_APNS_ORIGIN);
   set('fcmOrigin', env.PUSHHUB_FCM_ORIGIN);
   set('extraCaFile', env.PUSHHUB_EXTRA_CA_FILE);

@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps): Express {
       heartbeatMs: config.streamHeartbeatMs,
     }),
   );
-  app.use(createAuthRoutes({ store, setup, loginFailures }));
+  app.use(createAuthRoutes({ store, setup, loginFailures, localLogin: { token: config.localLoginToken ?? null } }));
   app.use('/api', requireSession(store, 'admin'));
   app.use('/api/settings', createSettingsRoutes({ store, senders: deps.senders }));
   app.use('/api', createAdminRoutes({ store }));

@@ -23,6 +23,9 @@ export function createAuthStore(db: Db, clock: Clock) {
   const selectAdmin = db.prepare<[string], { id: string; username: string; password_hash: string; created_at: number }>(
     'SELECT * FROM admins WHERE username = ?',
   );
+  const selectFirstAdmin = db.prepare<[], { id: string; username: string; created_at: number }>(
+    'SELECT id, username, created_at FROM admins ORDER BY created_at, id LIMIT 1',
+  );
   const insertSession = db.prepare(
     'INSERT INTO sessions (token_hash, kind, subject_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
   );
@@ -49,6 +52,11 @@ export function createAuthStore(db: Db, clock: Clock) {
     findAdmin(username: string): { admin: AdminRecord; passwordHash: string } | undefined {
       const row = selectAdmin.get(username);
       return row && { admin: { id: row.id, username: row.username, createdAt: row.created_at }, passwordHash: row.password_hash };
+    },
+    /** The oldest operator account (the local operator of a desktop hub). */
+    firstAdmin(): AdminRecord | undefined {
+      const row = selectFirstAdmin.get();
+      return row && { id: row.id, username: row.username, createdAt: row.created_at };
     },
     /** Starts a session valid for `ttlMs` and returns its bearer token (shown once). */
     createSession(kind: SessionKind, subjectId: string, ttlMs: number): string {

@@ -278,3 +278,25 @@ describe('health', () => {
   });
 });
 
+
+describe('desktop local sign-in', () => {
+  it('signs the local operator in once with the token the desktop app handed over', async () => {
+    const token = 'L'.repeat(43);
+    const hub = await startHub(testConfig(tempDataDir(), { adminPassword: undefined, localLoginToken: token }), {
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      expect((await fetch(`${hub.url}/auth/local?token=${'x'.repeat(43)}`, { redirect: 'manual' })).status).toBe(401);
+      const ok = await fetch(`${hub.url}/auth/local?token=${token}`, { redirect: 'manual' });
+      expect(ok.status).toBe(303);
+      expect(ok.headers.get('location')).toBe('/');
+      const cookie = (ok.headers.get('set-cookie') ?? '').split(';')[0]!;
+      expect((await fetch(`${hub.url}/api/apps`, { headers: { cookie } })).status).toBe(200);
+      // A fresh desktop hub needs no setup page: the local operator is the admin.
+      expect((await fetch(hub.setupUrl!)).status).toBe(410);
+      expect((await fetch(`${hub.url}/auth/local?token=${token}`, { redirect: 'manual' })).status).toBe(401);
+    } finally {
+      await hub.close();
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { HubError } from '../../domain/errors.js';
-import { hashSecret } from '../../domain/keys.js';
+import { hashSecret, newSessionToken } from '../../domain/keys.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../domain/passwords.js';
 import { parseBody } from '../../domain/validation.js';
 import type { Store } from '../../store/index.js';
@@ -49,12 +49,36 @@ ${message ? `<p role="alert" style="color:#b00020">${escapeHtml(message)}</p>` :
  * opens), `POST /api/auth/login` (rate-limited per IP on failures), `POST /api/auth/logout`,
  * `GET /api/auth/me`.
  */
-export function createAuthRoutes({ store, setup, loginFailures }: {
+export function createAuthRoutes({ store, setup, loginFailures, localLogin }: {
   store: Store;
   setup: SetupState;
   loginFailures: KeyedLimiter;
+  /** The desktop app's one-time local sign-in token (PUSHHUB_LOCAL_LOGIN_TOKEN); null once used. */
+  localLogin: { token: string | null };
 }): Router {
   const router = Router();
+
+  /**
+   * `GET /auth/local?token=…`: the desktop window's way in. The token, handed from the Electron
+   * main process to the hub and the window, works once; it signs the local operator in as the
+   * first admin account (created with a random password on a fresh hub, to be changed later)
+   * and redirects to the console.
+   */
+  router.get('/auth/local', async (req, res) => {
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
+    if (!localLogin.token || !token || !sameSecret(token, localLogin.token)) {
+      throw new HubError('unauthorized', 'this sign-in link is not valid (it works once)');
+    }
+    localLogin.token = null;
+    if (store.auth.adminCount() === 0) {
+      store.auth.createFirstAdmin('admin', await hashPassword(newSessionToken()));
+      setup.token = null;
+    }
+    const admin = store.auth.firstAdmin();
+    if (!admin) throw new HubError('internal', 'no admin account');
+    setSessionCookie(req, res, store.auth.createSession('admin', admin.id, SESSION_TTL_MS));
+    res.redirect(303, '/');
+  });
 
   /** Creates the first admin; @throws HubError 400 invalid_setup_token / 409 conflict. */
   const completeSetup = async (raw: unknown) => {
