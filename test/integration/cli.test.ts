@@ -1,54 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { databasePath } from '../../server/store/db.js';
+import { pushhub, killChildren } from '../helpers/cli.js';
 import { ADMIN_PASSWORD, tempDataDir } from '../helpers/hub.js';
 
 // The `pushhub` command as a user runs it: a real process, real signals, real HTTP.
-
-const root = path.resolve(import.meta.dirname, '../..');
-const children: ChildProcess[] = [];
-
-function pushhub(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/cli.ts'), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PUSHHUB_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return {
-    child,
-    exited,
-    out: () => stdout,
-    err: () => stderr,
-    /** Resolves with the first stdout match of `re`, or rejects when the process exits first. */
-    waitFor(re: RegExp, ms = 15_000): Promise<RegExpMatchArray> {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timeout waiting for ${re}; stdout=${stdout} stderr=${stderr}`)), ms);
-        const check = () => {
-          const m = stdout.match(re);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m);
-          }
-        };
-        child.stdout!.on('data', check);
-        exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
-        check();
-      });
-    },
-  };
-}
-
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
-});
 
 async function adminToken(url: string) {
   const res = await fetch(`${url}/api/auth/login`, {
@@ -58,6 +14,8 @@ async function adminToken(url: string) {
   });
   return ((await res.json()) as { token: string }).token;
 }
+
+afterEach(killChildren);
 
 describe('pushhub serve and pushhub send', () => {
   it('serves, sends a push from the command line, and closes cleanly on SIGTERM', async () => {
