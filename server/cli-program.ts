@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type ConfigFlags } from './config/config.js';
 import { startHub, type Hub } from './index.js';
+import { createReceiverClient } from './receiver-client.js';
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIo {
@@ -11,6 +13,8 @@ export interface CliIo {
   stderr: (line: string) => void;
   /** Called once the hub serves, so the process can wire its signals (SIGINT/SIGTERM). */
   onServing?: (hub: Hub) => void;
+  /** Called when `listen` starts, with the function that stops it (wired to SIGINT/SIGTERM). */
+  onListening?: (stop: () => void) => void;
 }
 
 function readConfigFile(path: string | undefined): unknown {
@@ -46,7 +50,9 @@ export function describePushFailure(status: number, text: string): string {
  * - `serve [--host] [--port] [--data-dir] [--config FILE]` runs the hub and prints
  *   `listening on http://HOST:PORT`;
  * - `send --server URL --api-key K (--user-key U | --group-key G) --title T --body B [--emoji E]
- *   [--image URL] [--url URL]` calls POST /v1/push and prints the notification id.
+ *   [--image URL] [--url URL]` calls POST /v1/push and prints the notification id;
+ * - `listen --server URL --username U --password P` signs in as a receiver, registers a
+ *   `desktop`/`stream` device and prints each notification as one JSON line.
  */
 export function createProgram(io: CliIo): Command {
   const program = new Command('pushhub')
@@ -104,6 +110,29 @@ export function createProgram(io: CliIo): Command {
       const text = await res.text();
       if (res.status !== 200) throw new ConfigError(describePushFailure(res.status, text));
       io.stdout((JSON.parse(text) as { id: string }).id);
+    });
+
+  program
+    .command('listen')
+    .description('receive notifications as a stream device and print each as one JSON line')
+    .requiredOption('--server <url>', 'the hub, e.g. http://127.0.0.1:8780', absoluteUrl)
+    .requiredOption('--username <name>', 'the receiver account')
+    .requiredOption('--password <password>', 'its password (PUSHHUB_PASSWORD)', io.env.PUSHHUB_PASSWORD)
+    .option('--device-name <name>', 'how this device is listed', `${os.hostname()} (pushhub listen)`)
+    .action(async (o: { server: string; username: string; password: string; deviceName: string }) => {
+      const client = createReceiverClient(o.server);
+      const { token, userKey } = await client.login(o.username, o.password);
+      const deviceId = await client.registerStreamDevice(token, o.deviceName, `listen:${os.hostname()}:${o.username}`);
+      io.stderr(`listening as ${o.username} (User Key ${userKey}); Ctrl-C to stop`);
+      const stop = new AbortController();
+      io.onListening?.(() => stop.abort());
+      await client.follow({
+        token,
+        deviceId,
+        signal: stop.signal,
+        onNotification: (n) => io.stdout(JSON.stringify(n)),
+        onStatus: (status, detail) => io.stderr(`${status}${detail ? `: ${detail}` : ''}`),
+      });
     });
 
   return program;

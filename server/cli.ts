@@ -18,6 +18,10 @@ const program = createProgram({
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   },
+  onListening: (stop) => {
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  },
 });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

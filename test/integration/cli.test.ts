@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { databasePath } from '../../server/store/db.js';
 import { pushhub, killChildren } from '../helpers/cli.js';
-import { ADMIN_PASSWORD, tempDataDir } from '../helpers/hub.js';
+import { ADMIN_PASSWORD, seed, startTestHub, tempDataDir } from '../helpers/hub.js';
+import { waitFor } from '../helpers/wait.js';
 
 // The `pushhub` command as a user runs it: a real process, real signals, real HTTP.
 
@@ -79,5 +80,46 @@ describe('pushhub serve and pushhub send', () => {
     const send = pushhub(['send', '--server', 'http://127.0.0.1:9', '--api-key', 'k', '--title', 't', '--body', 'b']);
     expect(await send.exited).toBe(1);
     expect(send.err()).toContain('--user-key or --group-key');
+  });
+});
+
+describe('pushhub listen', () => {
+  it('prints each notification as a JSON line, and after a restart what it missed, as one device', async () => {
+    const t = await startTestHub();
+    try {
+      const keys = await seed(t, { user: 'dave' });
+      const listen = () => pushhub(['listen', '--server', t.url, '--username', 'dave', '--password', 'receiver-pass']);
+      const devices = async () => (await t.api('GET', `/api/users/${keys.userId}/devices`)).json as Array<{ channel: string }>;
+
+      const first = listen();
+      await waitFor(async () => (await devices()).length === 1, 10_000, 'the stream device');
+      await waitFor(() => first.err().includes('connected'), 10_000, 'the stream');
+      const live = await t.push({ apiKey: keys.apiKey, userKey: keys.userKey, title: 'Live', body: 'now', emoji: '📡' });
+      const [line] = await first.waitFor(/^\{.*"Live".*\}$/m, 5000);
+      expect(JSON.parse(line)).toMatchObject({ id: live.json.id, title: 'Live', body: 'now', emoji: '📡' });
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+
+      const missed = await t.push({ apiKey: keys.apiKey, userKey: keys.userKey, title: 'Missed', body: 'while away' });
+      const second = listen();
+      const [again] = await second.waitFor(/^\{.*"Missed".*\}$/m, 10_000);
+      expect(JSON.parse(again).id).toBe(missed.json.id);
+      expect(await devices()).toEqual([expect.objectContaining({ channel: 'stream', platform: 'desktop' })]);
+      second.child.kill('SIGTERM');
+      await second.exited;
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('says so when the credentials are wrong', async () => {
+    const t = await startTestHub();
+    try {
+      const run = pushhub(['listen', '--server', t.url, '--username', 'nobody', '--password', 'x']);
+      expect(await run.exited).toBe(1);
+      expect(run.err()).toContain('wrong username or password');
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -58,6 +58,29 @@ describe('sign-in', () => {
     expect((await login('nobody', PASSWORD)).status).toBe(401);
   });
 
+  it('rate-limits failed sign-ins per address with 429 and Retry-After', async () => {
+    await t.close();
+    t = await startTestHub({
+      dataDir: t.dataDir,
+      config: {
+        rateLimit: {
+          perApp: { burst: 60, refill: 10, intervalMs: 1000 },
+          authFailures: { burst: 2, refill: 1, intervalMs: 60_000 },
+        },
+      },
+    });
+    expect((await login(USERNAME, 'wrong')).status).toBe(401);
+    expect((await login(USERNAME, 'wrong')).status).toBe(401);
+    const res = await fetch(`${t.url}/api/receiver/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: USERNAME, password: 'wrong' }),
+    });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await login()).status).toBe(200);
+  });
+
   it('keeps receiver and admin sessions apart', async () => {
     const { token } = (await login()).json;
     const asReceiver = await fetch(`${t.url}/api/apps`, { headers: { authorization: `Bearer ${token}` } });
