@@ -92,6 +92,22 @@ export function createDispatcher(deps: {
     }
   };
 
+  // Outcomes that arrive in one event-loop turn are written in one transaction (one fsync).
+  let toRecord: Array<{ due: DueDelivery; outcome: SendOutcome; done: () => void }> = [];
+  const flushOutcomes = () => {
+    const batch = toRecord;
+    toRecord = [];
+    try {
+      outbox.transaction(() => {
+        for (const r of batch) record(r.due, r.outcome);
+      });
+    } catch (err) {
+      // The database refused the write: the deliveries stay pending and are sent again later.
+      logger.error({ err, deliveries: batch.length }, 'could not record delivery outcomes');
+    }
+    for (const r of batch) r.done();
+  };
+
   const run = async (due: DueDelivery, sender: PushSender) => {
     let outcome: SendOutcome;
     try {
@@ -99,12 +115,11 @@ export function createDispatcher(deps: {
     } catch (err) {
       outcome = { kind: 'retry', reason: `sender error: ${(err as Error).message}` };
     }
-    try {
-      record(due, outcome);
-    } catch (err) {
-      // The database refused the write: the delivery stays pending and is sent again later.
-      logger.error({ err, deliveryId: due.job.deliveryId }, 'could not record a delivery outcome');
-    }
+    // The delivery stays "in flight" until its outcome is written, so it is not picked up twice.
+    await new Promise<void>((done) => {
+      toRecord.push({ due, outcome, done });
+      if (toRecord.length === 1) setImmediate(flushOutcomes);
+    });
   };
 
   /** Settles deliveries that cannot be sent at all, without a send. */

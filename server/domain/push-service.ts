@@ -16,6 +16,18 @@ export interface AcceptedPush {
 /** The push pipeline shared by `POST /v1/push` and the console's test push. */
 export type PushService = ReturnType<typeof createPushService>;
 
+interface Stored extends AcceptedPush {
+  notification: NotificationContent;
+  userIds: string[];
+}
+
+interface Waiting {
+  app: AppRecord;
+  input: NotificationInput;
+  resolve: (value: AcceptedPush) => void;
+  reject: (err: unknown) => void;
+}
+
 /** Builds the push pipeline. `newId` makes time-sortable notification ids (ULIDs by default). */
 export function createPushService({ store, clock, newId = monotonicFactory(), onAccepted }: {
   store: Store;
@@ -24,6 +36,73 @@ export function createPushService({ store, clock, newId = monotonicFactory(), on
   /** Called after the commit: wakes the dispatcher and the receivers' live streams. */
   onAccepted?: (notification: NotificationContent, userIds: string[]) => void;
 }) {
+  /**
+   * Resolves the target and writes one notification with its recipients and outbox rows.
+   * Must run inside a transaction. @throws HubError 400 for an unknown User Key / User Group Key.
+   */
+  const store1 = (app: AppRecord, input: NotificationInput): Stored => {
+    const user = input.userKey === undefined ? undefined : store.users.findByUserKey(input.userKey);
+    if (input.userKey !== undefined && !user) {
+      throw new HubError('unknown_user_key', 'no receiver has this User Key', { field: 'userKey' });
+    }
+    const group = input.userGroupKey === undefined ? undefined : store.groups.findByGroupKey(input.userGroupKey);
+    if (input.userGroupKey !== undefined && !group) {
+      throw new HubError('unknown_user_group_key', 'no User Group has this User Group Key', { field: 'userGroupKey' });
+    }
+    const createdAt = clock.now();
+    const id = newId(createdAt);
+    const { deliveries, userIds } = store.notifications.insert({
+      id,
+      app: { id: app.id, name: app.name },
+      target: { userId: user?.id ?? null, groupId: group?.id ?? null, label: [user?.name, group?.name].filter(Boolean).join(' + ') },
+      content: input,
+      createdAt,
+    });
+    const notification: NotificationContent = {
+      id,
+      title: input.title,
+      body: input.body,
+      emoji: input.emoji ?? null,
+      image: input.image ?? null,
+      url: input.url ?? null,
+      createdAt,
+    };
+    return { id, deliveries, notification, userIds };
+  };
+
+  const announce = (s: Stored) => onAccepted?.(s.notification, s.userIds);
+
+  // Group commit: every push submitted during one event-loop turn is written in one transaction
+  // (one fsync at synchronous=FULL), and each is answered only after that commit.
+  let waiting: Waiting[] = [];
+  const flush = () => {
+    const batch = waiting;
+    waiting = [];
+    let outcomes: Array<{ ok: true; stored: Stored } | { ok: false; err: unknown }>;
+    try {
+      outcomes = store.transaction(() =>
+        batch.map((w) => {
+          try {
+            // A nested transaction is a savepoint: a push that fails rolls back alone.
+            return { ok: true as const, stored: store.db.transaction(() => store1(w.app, w.input))() };
+          } catch (err) {
+            return { ok: false as const, err };
+          }
+        }),
+      );
+    } catch (err) {
+      // The commit itself failed (disk full, database locked): nothing of the batch is stored.
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    outcomes.forEach((o, i) => {
+      const w = batch[i]!;
+      if (o.ok) w.resolve({ id: o.stored.id, deliveries: o.stored.deliveries });
+      else w.reject(o.err);
+    });
+    for (const o of outcomes) if (o.ok) announce(o.stored);
+  };
+
   return {
     /**
      * Resolves the target (the union of the User Key's user and the User Group's members, each
@@ -34,40 +113,21 @@ export function createPushService({ store, clock, newId = monotonicFactory(), on
      *   (field userGroupKey) when a key addresses nobody.
      */
     accept(app: AppRecord, input: NotificationInput): AcceptedPush {
-      const accepted = store.transaction(() => {
-        const user = input.userKey === undefined ? undefined : store.users.findByUserKey(input.userKey);
-        if (input.userKey !== undefined && !user) {
-          throw new HubError('unknown_user_key', 'no receiver has this User Key', { field: 'userKey' });
-        }
-        const group = input.userGroupKey === undefined ? undefined : store.groups.findByGroupKey(input.userGroupKey);
-        if (input.userGroupKey !== undefined && !group) {
-          throw new HubError('unknown_user_group_key', 'no User Group has this User Group Key', { field: 'userGroupKey' });
-        }
-        const createdAt = clock.now();
-        const id = newId(createdAt);
-        const label = [user?.name, group?.name].filter(Boolean).join(' + ');
-        const { deliveries, userIds } = store.notifications.insert({
-          id,
-          app: { id: app.id, name: app.name },
-          target: { userId: user?.id ?? null, groupId: group?.id ?? null, label },
-          content: input,
-          createdAt,
-        });
-        return { id, deliveries, userIds, createdAt };
+      const stored = store.transaction(() => store1(app, input));
+      announce(stored);
+      return { id: stored.id, deliveries: stored.deliveries };
+    },
+
+    /**
+     * The same as {@link accept}, committed together with the other pushes submitted in the same
+     * event-loop turn (group commit). Resolves after the commit; rejects with the push's own
+     * error (it alone is rolled back) or with the commit's error (nothing of the batch is stored).
+     */
+    submit(app: AppRecord, input: NotificationInput): Promise<AcceptedPush> {
+      return new Promise((resolve, reject) => {
+        waiting.push({ app, input, resolve, reject });
+        if (waiting.length === 1) setImmediate(flush);
       });
-      onAccepted?.(
-        {
-          id: accepted.id,
-          title: input.title,
-          body: input.body,
-          emoji: input.emoji ?? null,
-          image: input.image ?? null,
-          url: input.url ?? null,
-          createdAt: accepted.createdAt,
-        },
-        accepted.userIds,
-      );
-      return { id: accepted.id, deliveries: accepted.deliveries };
     },
   };
 }

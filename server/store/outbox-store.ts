@@ -82,6 +82,10 @@ export function createOutboxStore(db: Db) {
   );
 
   return {
+    /** Runs `fn` in one transaction (nested calls become savepoints). */
+    transaction(fn: () => void): void {
+      db.transaction(fn)();
+    },
     /** Up to `limit` pending deliveries of `channel` due at `now` (ms), oldest due first. */
     due(channel: Channel, now: number, limit: number): DueDelivery[] {
       return selectDue.all(channel, now, limit).map((r) => ({

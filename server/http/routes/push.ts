@@ -35,8 +35,9 @@ const requirePushContentType: RequestHandler = (req, _res, next) => {
  *
  * Order: content type (415) and body (413, 400 malformed_json) first, as the apiKey lives in
  * the body; then the API key (401, empty body); then the app's rate limit (429); then the
- * fields (400); then the target (400 unknown keys); then one transaction stores the
- * notification and its outbox rows, and only then 200 `{"id"}` is sent.
+ * fields (400); then the target (400 unknown keys); then one transaction (shared with the other
+ * pushes of the same event-loop turn: group commit) stores the notification and its outbox
+ * rows, and only then 200 `{"id"}` is sent.
  */
 export function createPushRoutes(deps: PushRoutesDeps): Router {
   const router = Router();
@@ -45,7 +46,7 @@ export function createPushRoutes(deps: PushRoutesDeps): Router {
     requirePushContentType,
     express.json({ limit: deps.bodyLimitBytes, type: 'application/json' }),
     express.urlencoded({ limit: deps.bodyLimitBytes, extended: false, type: 'application/x-www-form-urlencoded' }),
-    (req, res) => {
+    async (req, res) => {
       const raw: unknown = req.body;
       const apiKey = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).apiKey : undefined;
       const app = typeof apiKey === 'string' && API_KEY_PATTERN.test(apiKey) ? deps.store.apps.findByApiKey(apiKey) : undefined;
@@ -67,7 +68,7 @@ export function createPushRoutes(deps: PushRoutesDeps): Router {
         });
       }
       const input = parseNotification(raw);
-      const { id } = deps.pushService.accept(app, input);
+      const { id } = await deps.pushService.submit(app, input);
       res.status(200).json({ id });
     },
   );
