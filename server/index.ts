@@ -8,6 +8,8 @@ import { newSessionToken } from './domain/keys.js';
 import { hashPassword } from './domain/passwords.js';
 import { createPushService } from './domain/push-service.js';
 import { createApp } from './http/app.js';
+import { createKeyedLimiter } from './http/middleware/rate-limit.js';
+import { createPushHandler, isPushRequest } from './http/push-handler.js';
 import type { SetupState } from './http/routes/auth.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createSenderRegistry } from './delivery/sender-registry.js';
@@ -124,7 +126,16 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       wakeDispatcher: dispatcher.wake,
     });
 
-    const server = http.createServer(app);
+    // POST /v1/push takes a lean path ahead of Express (docs/decisions/0003-push-fast-path.md).
+    const pushHandler = createPushHandler({
+      store,
+      pushService,
+      perApp: createKeyedLimiter(config.rateLimit.perApp),
+      authFailures: createKeyedLimiter(config.rateLimit.authFailures),
+      bodyLimitBytes: config.bodyLimitBytes,
+      logger: logger.child({ component: 'push' }),
+    });
+    const server = http.createServer((req, res) => (isPushRequest(req) ? pushHandler(req, res) : app(req, res)));
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) =>
         reject(err.code === 'EADDRINUSE' ? new StartupError(`port ${config.port} on ${config.host} is already in use`) : err),

@@ -17,6 +17,9 @@ export interface DispatcherOptions {
   pollMs?: number;
 }
 
+/** Shortest time between two looks at the outbox (ms). */
+const MIN_PUMP_INTERVAL_MS = 5;
+
 /** The outbox loop. */
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
@@ -61,6 +64,7 @@ export function createDispatcher(deps: {
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let pumpQueued = false;
+  let lastPumpAt = -Infinity;
 
   const record = (due: DueDelivery, outcome: SendOutcome) => {
     const { job } = due;
@@ -139,6 +143,7 @@ export function createDispatcher(deps: {
 
   const pump = () => {
     pumpQueued = false;
+    lastPumpAt = performance.now();
     if (!running) return;
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -174,10 +179,14 @@ export function createDispatcher(deps: {
     }
   };
 
+  // Under a burst of pushes every accept wakes the loop; looking at the outbox at most every
+  // MIN_PUMP_INTERVAL_MS keeps those looks from crowding out the requests themselves.
   const schedulePump = () => {
     if (!running || pumpQueued) return;
     pumpQueued = true;
-    setImmediate(pump);
+    const wait = lastPumpAt + MIN_PUMP_INTERVAL_MS - performance.now();
+    if (wait > 0) setTimeout(pump, wait).unref();
+    else setImmediate(pump);
   };
 
   return {

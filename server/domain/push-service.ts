@@ -37,10 +37,10 @@ export function createPushService({ store, clock, newId = monotonicFactory(), on
   onAccepted?: (notification: NotificationContent, userIds: string[]) => void;
 }) {
   /**
-   * Resolves the target and writes one notification with its recipients and outbox rows.
-   * Must run inside a transaction. @throws HubError 400 for an unknown User Key / User Group Key.
+   * Resolves the target: the User Key's user and the User Group. Reads only.
+   * @throws HubError 400 for an unknown User Key / User Group Key.
    */
-  const store1 = (app: AppRecord, input: NotificationInput): Stored => {
+  const resolve = (input: NotificationInput) => {
     const user = input.userKey === undefined ? undefined : store.users.findByUserKey(input.userKey);
     if (input.userKey !== undefined && !user) {
       throw new HubError('unknown_user_key', 'no receiver has this User Key', { field: 'userKey' });
@@ -49,6 +49,12 @@ export function createPushService({ store, clock, newId = monotonicFactory(), on
     if (input.userGroupKey !== undefined && !group) {
       throw new HubError('unknown_user_group_key', 'no User Group has this User Group Key', { field: 'userGroupKey' });
     }
+    return { user, group };
+  };
+
+  /** Writes one resolved notification with its recipients and outbox rows. Must run inside a transaction. */
+  const write = (app: AppRecord, input: NotificationInput, target: ReturnType<typeof resolve>): Stored => {
+    const { user, group } = target;
     const createdAt = clock.now();
     const id = newId(createdAt);
     const { deliveries, userIds } = store.notifications.insert({
@@ -82,16 +88,17 @@ export function createPushService({ store, clock, newId = monotonicFactory(), on
     try {
       outcomes = store.transaction(() =>
         batch.map((w) => {
+          let target: ReturnType<typeof resolve>;
           try {
-            // A nested transaction is a savepoint: a push that fails rolls back alone.
-            return { ok: true as const, stored: store.db.transaction(() => store1(w.app, w.input))() };
+            target = resolve(w.input); // an unknown key fails this push alone, before it writes anything
           } catch (err) {
             return { ok: false as const, err };
           }
+          return { ok: true as const, stored: write(w.app, w.input, target) };
         }),
       );
     } catch (err) {
-      // The commit itself failed (disk full, database locked): nothing of the batch is stored.
+      // A write or the commit failed (disk full, database locked): nothing of the batch is stored.
       for (const w of batch) w.reject(err);
       return;
     }
@@ -113,7 +120,7 @@ export function createPushService({ store, clock, newId = monotonicFactory(), on
      *   (field userGroupKey) when a key addresses nobody.
      */
     accept(app: AppRecord, input: NotificationInput): AcceptedPush {
-      const stored = store.transaction(() => store1(app, input));
+      const stored = store.transaction(() => write(app, input, resolve(input)));
       announce(stored);
       return { id: stored.id, deliveries: stored.deliveries };
     },

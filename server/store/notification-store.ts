@@ -163,6 +163,7 @@ export function createNotificationStore(db: Db) {
       WHERE r.user_id = ? AND r.notification_id > ? ORDER BY r.notification_id LIMIT ?`,
   );
   const touchApp = db.prepare('UPDATE apps SET last_used_at = ? WHERE id = ?');
+  const lastTouched = new Map<string, number>();
   const selectOne = db.prepare<[string], NotificationRow>(`SELECT n.*, ${SUMMARY_COLUMNS} FROM notifications n WHERE n.id = ?`);
   const selectDeliveries = db.prepare<[string], Record<string, unknown>>(
     `SELECT d.id, d.device_id, v.name AS device_name, v.user_id, d.channel, d.status, d.attempts, d.next_attempt_at,
@@ -197,8 +198,13 @@ export function createNotificationStore(db: Db) {
       if (n.target.userId) insertUserRecipient.run(n.target.userId, n.id);
       if (n.target.groupId) insertGroupRecipients.run(n.id, n.target.groupId);
       const deliveries = insertDeliveries.run({ id: n.id, now: n.createdAt }).changes;
-      touchApp.run(n.createdAt, n.app.id);
-      return { deliveries, userIds: selectRecipients.all(n.id) };
+      // last_used_at is shown to the second: skip the write for an app that just sent.
+      if (n.createdAt - (lastTouched.get(n.app.id) ?? 0) >= 1000) {
+        touchApp.run(n.createdAt, n.app.id);
+        lastTouched.set(n.app.id, n.createdAt);
+      }
+      const userIds = n.target.groupId ? selectRecipients.all(n.id) : n.target.userId ? [n.target.userId] : [];
+      return { deliveries, userIds };
     },
 
     /**
