@@ -11,8 +11,7 @@ import { createApp } from './http/app.js';
 import { createKeyedLimiter } from './http/middleware/rate-limit.js';
 import { createPushHandler, isPushRequest } from './http/push-handler.js';
 import type { SetupState } from './http/routes/auth.js';
-import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
-import { createSenderRegistry } from './delivery/sender-registry.js';
+import { startDispatcherWorker, type DispatcherHost } from './delivery/dispatcher-host.js';
 import { generateVapidKeys } from './delivery/senders/webpush-sender.js';
 import { createStreamHub } from './delivery/stream-hub.js';
 import { openDatabase } from './store/db.js';
@@ -32,7 +31,8 @@ export interface Hub {
   /** The one-time setup URL when no admin account exists yet, else null. */
   setupUrl: string | null;
   store: Store;
-  dispatcher: Dispatcher;
+  /** The outbox dispatcher, running in its own thread. */
+  dispatcher: DispatcherHost;
   /** Stops taking connections, ends live streams, lets in-flight requests and sends finish (bounded), closes the database. */
   close(): Promise<void>;
 }
@@ -67,6 +67,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
     }
   }
   const db = openDatabase(config.dataDir, { synchronous: config.synchronous });
+  let dispatcher: DispatcherHost | undefined;
   try {
     const store = createStore(db, clock);
     if (config.adminPassword && store.auth.adminCount() === 0) {
@@ -87,21 +88,20 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
     }
 
     const streamHub = createStreamHub();
-    const senders = createSenderRegistry({
-      settings: store.settings,
+    const host = await startDispatcherWorker({
+      data: {
+        dataDir: config.dataDir,
+        synchronous: config.synchronous,
+        logLevel: config.logLevel,
+        options: config.delivery,
+        transport: { ...(extraCa ? { extraCa } : {}), requestTimeoutMs: config.delivery.requestTimeoutMs },
+        apnsOrigin: config.apnsOrigin,
+        fcmOrigin: config.fcmOrigin,
+      },
       streamHub,
-      transport: { ...(extraCa ? { extraCa } : {}), requestTimeoutMs: config.delivery.requestTimeoutMs },
-      apnsOrigin: config.apnsOrigin,
-      fcmOrigin: config.fcmOrigin,
       logger,
     });
-    const dispatcher = createDispatcher({
-      outbox: store.outbox,
-      senderFor: senders.senderFor,
-      clock,
-      logger: logger.child({ component: 'dispatcher' }),
-      options: config.delivery,
-    });
+    dispatcher = host;
     const pushService = createPushService({
       store,
       clock,
@@ -111,7 +111,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
         } catch (err) {
           logger.error({ err }, 'could not publish to live streams');
         }
-        dispatcher.wake();
+        host.wake();
       },
     });
     const app = createApp({
@@ -122,8 +122,8 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       logger,
       setup,
       streamHub,
-      senders,
-      wakeDispatcher: dispatcher.wake,
+      senders: host,
+      wakeDispatcher: host.wake,
     });
 
     // POST /v1/push takes a lean path ahead of Express (docs/decisions/0003-push-fast-path.md).
@@ -145,7 +145,6 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
     const { port } = server.address() as AddressInfo;
     const url = `http://${urlHost(config.host)}:${port}`;
     const setupUrl = setup.token ? `${url}/setup?token=${setup.token}` : null;
-    dispatcher.start();
 
     let closing: Promise<void> | undefined;
     return {
@@ -153,20 +152,20 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       port,
       setupUrl,
       store,
-      dispatcher,
+      dispatcher: host,
       close() {
         closing ??= (async () => {
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           streamHub.closeAll();
           server.closeIdleConnections();
-          await Promise.all([closed, dispatcher.stop(5000)]);
-          await senders.close();
+          await Promise.all([closed, host.stop(5000)]);
           db.close();
         })();
         return closing;
       },
     };
   } catch (err) {
+    await dispatcher?.stop(0);
     db.close();
     throw err;
   }

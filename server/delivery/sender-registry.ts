@@ -5,7 +5,7 @@ import { createApnsSender, type ApnsSettings } from './senders/apns-sender.js';
 import { createFcmSender, type FcmServiceAccount } from './senders/fcm-sender.js';
 import { createStreamSender } from './senders/stream-sender.js';
 import { createWebPushSender, type VapidKeys } from './senders/webpush-sender.js';
-import type { StreamHub } from './stream-hub.js';
+import type { StreamTarget } from './senders/stream-sender.js';
 import type { PushSender, TransportOptions } from './types.js';
 
 /** The stored FCM setting: the service account JSON as uploaded. */
@@ -13,8 +13,10 @@ export interface FcmSetting {
   serviceAccount: FcmServiceAccount;
 }
 
-/** The current sender of each channel, built from the operator's settings. */
-export type SenderRegistry = ReturnType<typeof createSenderRegistry>;
+/** What the HTTP layer may do with the senders: rebuild a channel's sender after its settings changed. */
+export interface SenderRegistry {
+  reload(channel: Channel): Promise<void>;
+}
 
 /**
  * Builds each channel's sender from the stored settings on first use, and again after the
@@ -23,12 +25,13 @@ export type SenderRegistry = ReturnType<typeof createSenderRegistry>;
  */
 export function createSenderRegistry(deps: {
   settings: SettingsStore;
-  streamHub: StreamHub;
+  /** Where stream deliveries go: the open receiver streams (in the HTTP process). */
+  streamTarget: StreamTarget;
   transport: TransportOptions;
   apnsOrigin?: string | undefined;
   fcmOrigin?: string | undefined;
   logger: Logger;
-}) {
+}): SenderRegistry & { senderFor(channel: Channel): PushSender | null; close(): Promise<void> } {
   const cache = new Map<Channel, PushSender | null>();
 
   const build = (channel: Channel): PushSender | null => {
@@ -36,7 +39,7 @@ export function createSenderRegistry(deps: {
     const transport = deps.transport;
     switch (channel) {
       case 'stream':
-        return createStreamSender(deps.streamHub);
+        return createStreamSender(deps.streamTarget);
       case 'apns': {
         const settings = deps.settings.get<ApnsSettings>('apns');
         return settings ? createApnsSender({ settings, transport, logger, ...(deps.apnsOrigin ? { origin: deps.apnsOrigin } : {}) }) : null;

@@ -1,5 +1,10 @@
-import type { StreamHub } from '../stream-hub.js';
-import type { PushSender } from '../types.js';
+import type { NotificationContent, PushSender } from '../types.js';
+
+/** Something that can hand a notification to a device's open stream: the stream hub, or a bridge to it. */
+export interface StreamTarget {
+  /** True when the device had an open stream and the notification was written to it. */
+  sendToDevice(deviceId: string, n: NotificationContent): boolean | Promise<boolean>;
+}
 
 /** How long a delivery to a `stream` device that is not connected waits before the next try (ms). */
 const NOT_CONNECTED_RETRY_MS = 60_000;
@@ -9,11 +14,11 @@ const NOT_CONNECTED_RETRY_MS = 60_000;
  * `pushhub listen`). A device that is not connected gets a retry; when it connects again its
  * waiting deliveries are made due at once (see the receiver stream route).
  */
-export function createStreamSender(hub: StreamHub): PushSender {
+export function createStreamSender(target: StreamTarget): PushSender {
   return {
     channel: 'stream',
     async send(job) {
-      return hub.sendToDevice(job.device.id, job.notification)
+      return (await target.sendToDevice(job.device.id, job.notification))
         ? { kind: 'delivered' }
         : { kind: 'retry', reason: 'receiver not connected', retryAfterMs: NOT_CONNECTED_RETRY_MS };
     },

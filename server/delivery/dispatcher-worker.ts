@@ -1,0 +1,74 @@
+// The dispatcher's thread (issue 7: "the dispatcher runs off the request path"). It has its own
+// SQLite connection to the hub's database and the push service senders; stream deliveries are
+// handed to the HTTP thread, which holds the open receiver streams. See dispatcher-host.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import { systemClock } from '../domain/clock.js';
+import { openDatabase } from '../store/db.js';
+import { createStore } from '../store/index.js';
+import { createDispatcher } from './dispatcher.js';
+import { createSenderRegistry } from './sender-registry.js';
+import type { NotificationContent } from './types.js';
+import type { DispatcherWorkerData, FromWorker, ToWorker } from './worker-protocol.js';
+
+const port = parentPort!;
+const data = workerData as DispatcherWorkerData;
+const post = (m: FromWorker) => port.postMessage(m);
+
+const logger = pino({ level: data.logLevel, base: { component: 'dispatcher' } }, pino.destination(2));
+const db = openDatabase(data.dataDir, { synchronous: data.synchronous });
+const store = createStore(db, systemClock);
+
+let nextRequestId = 1;
+const waitingStreams = new Map<number, (delivered: boolean) => void>();
+const streamTarget = {
+  sendToDevice: (deviceId: string, notification: NotificationContent) =>
+    new Promise<boolean>((resolve) => {
+      const requestId = nextRequestId++;
+      waitingStreams.set(requestId, resolve);
+      post({ type: 'stream', requestId, deviceId, notification });
+    }),
+};
+
+const senders = createSenderRegistry({
+  settings: store.settings,
+  streamTarget,
+  transport: data.transport,
+  apnsOrigin: data.apnsOrigin,
+  fcmOrigin: data.fcmOrigin,
+  logger,
+});
+const dispatcher = createDispatcher({
+  outbox: store.outbox,
+  senderFor: senders.senderFor,
+  clock: systemClock,
+  logger,
+  options: data.options,
+});
+
+port.on('message', (m: ToWorker) => {
+  switch (m.type) {
+    case 'wake':
+      dispatcher.wake();
+      return;
+    case 'reload':
+      void senders.reload(m.channel).then(() => post({ type: 'reloaded', requestId: m.requestId }));
+      return;
+    case 'stream-result':
+      waitingStreams.get(m.requestId)?.(m.delivered);
+      waitingStreams.delete(m.requestId);
+      return;
+    case 'stop':
+      void (async () => {
+        await dispatcher.stop(m.timeoutMs);
+        for (const resolve of waitingStreams.values()) resolve(false);
+        await senders.close();
+        db.close();
+        post({ type: 'stopped' });
+        port.close();
+      })();
+  }
+});
+
+dispatcher.start();
+post({ type: 'ready' });

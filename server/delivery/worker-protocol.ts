@@ -1,0 +1,28 @@
+import type { DispatcherOptions } from './dispatcher.js';
+import type { NotificationContent, TransportOptions } from './types.js';
+import type { Channel } from '../store/device-store.js';
+
+/** What the dispatcher worker is started with (structured-cloneable). */
+export interface DispatcherWorkerData {
+  dataDir: string;
+  synchronous: 'FULL' | 'NORMAL';
+  logLevel: string;
+  options: DispatcherOptions;
+  transport: TransportOptions;
+  apnsOrigin?: string | undefined;
+  fcmOrigin?: string | undefined;
+}
+
+/** Messages from the HTTP process to the dispatcher worker. */
+export type ToWorker =
+  | { type: 'wake' }
+  | { type: 'reload'; channel: Channel; requestId: number }
+  | { type: 'stream-result'; requestId: number; delivered: boolean }
+  | { type: 'stop'; timeoutMs: number };
+
+/** Messages from the dispatcher worker to the HTTP process. */
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'reloaded'; requestId: number }
+  | { type: 'stream'; requestId: number; deviceId: string; notification: NotificationContent }
+  | { type: 'stopped' };
