@@ -66,7 +66,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       throw new StartupError(`cannot read PUSHHUB_EXTRA_CA_FILE ${config.extraCaFile}: ${(err as Error).message}`);
     }
   }
-  const db = openDatabase(config.dataDir, { synchronous: config.synchronous });
+  const db = openDatabase(config.dataDir, { synchronous: config.synchronous, busyTimeoutMs: config.busyTimeoutMs });
   let dispatcher: DispatcherHost | undefined;
   try {
     const store = createStore(db, clock);
@@ -92,6 +92,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       data: {
         dataDir: config.dataDir,
         synchronous: config.synchronous,
+        busyTimeoutMs: config.busyTimeoutMs,
         logLevel: config.logLevel,
         options: config.delivery,
         transport: { ...(extraCa ? { extraCa } : {}), requestTimeoutMs: config.delivery.requestTimeoutMs },
@@ -133,6 +134,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       perApp: createKeyedLimiter(config.rateLimit.perApp),
       authFailures: createKeyedLimiter(config.rateLimit.authFailures),
       bodyLimitBytes: config.bodyLimitBytes,
+      maxOutboxDepth: config.delivery.maxOutboxDepth,
       logger: logger.child({ component: 'push' }),
     });
     const server = http.createServer((req, res) => (isPushRequest(req) ? pushHandler(req, res) : app(req, res)));

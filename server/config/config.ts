@@ -36,6 +36,8 @@ export const configSchema = z.object({
   bodyLimitBytes: z.number().int().positive().default(16 * 1024),
   /** SQLite `PRAGMA synchronous`: FULL makes every answered push durable across power loss. */
   synchronous: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  /** How long a write waits for the database lock before answering 503 (ms). */
+  busyTimeoutMs: z.number().int().min(0).default(5000),
   /** APNs origin override (PUSHHUB_APNS_ORIGIN); default Apple's production or sandbox host. */
   apnsOrigin: z.url({ protocol: /^https?$/ }).optional(),
   /** FCM and OAuth token origin override (PUSHHUB_FCM_ORIGIN); default Google's hosts. */
@@ -55,8 +57,17 @@ export const configSchema = z.object({
       /** First retry delay (ms); doubles each attempt, with jitter, up to maxBackoffMs. */
       baseBackoffMs: z.number().int().positive().default(2000),
       maxBackoffMs: z.number().int().positive().default(3600 * 1000),
+      /** Backpressure: past this many pending deliveries, /v1/push answers 503 with Retry-After. */
+      maxOutboxDepth: z.number().int().positive().default(1_000_000),
     })
-    .default({ maxAgeMs: 24 * 3600 * 1000, requestTimeoutMs: 10_000, concurrency: 64, baseBackoffMs: 2000, maxBackoffMs: 3600 * 1000 }),
+    .default({
+      maxAgeMs: 24 * 3600 * 1000,
+      requestTimeoutMs: 10_000,
+      concurrency: 64,
+      baseBackoffMs: 2000,
+      maxBackoffMs: 3600 * 1000,
+      maxOutboxDepth: 1_000_000,
+    }),
   rateLimit: z
     .object({
       /** Per app: burst 60, then 10 per second. */
@@ -125,7 +136,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
  *
  * Environment: PUSHHUB_HOST, PUSHHUB_PORT, PUSHHUB_DATA_DIR, PUSHHUB_ADMIN_PASSWORD,
  * PUSHHUB_LOG_LEVEL, PUSHHUB_RATE_LIMIT_BURST, PUSHHUB_RATE_LIMIT_PER_SECOND, PUSHHUB_APNS_ORIGIN,
- * PUSHHUB_FCM_ORIGIN, PUSHHUB_EXTRA_CA_FILE, PUSHHUB_PUBLIC_URL, PUSHHUB_LOCAL_LOGIN_TOKEN.
+ * PUSHHUB_FCM_ORIGIN, PUSHHUB_EXTRA_CA_FILE, PUSHHUB_PUBLIC_URL, PUSHHUB_LOCAL_LOGIN_TOKEN,
+ * PUSHHUB_MAX_OUTBOX_DEPTH.
  *
  * @throws ConfigError naming each invalid setting.
  */
@@ -158,6 +170,8 @@ export function loadConfig({ flags = {}, env = {}, file = {} }: LoadConfigInput)
   set('publicUrl', env.PUSHHUB_PUBLIC_URL);
   set('localLoginToken', env.PUSHHUB_LOCAL_LOGIN_TOKEN);
   set('apnsOrigin', env.PUSHHUB_APNS_ORIGIN);
+  const depth = intFrom(env.PUSHHUB_MAX_OUTBOX_DEPTH, 'PUSHHUB_MAX_OUTBOX_DEPTH');
+  if (depth !== undefined) merged.delivery = { ...(isObject(merged.delivery) ? merged.delivery : {}), maxOutboxDepth: depth };
   set('fcmOrigin', env.PUSHHUB_FCM_ORIGIN);
   set('extraCaFile', env.PUSHHUB_EXTRA_CA_FILE);
   set('host', flags.host);

@@ -16,7 +16,7 @@ const data = workerData as DispatcherWorkerData;
 const post = (m: FromWorker) => port.postMessage(m);
 
 const logger = pino({ level: data.logLevel, base: { component: 'dispatcher' } }, pino.destination(2));
-const db = openDatabase(data.dataDir, { synchronous: data.synchronous });
+const db = openDatabase(data.dataDir, { synchronous: data.synchronous, busyTimeoutMs: data.busyTimeoutMs });
 const store = createStore(db, systemClock);
 
 let nextRequestId = 1;

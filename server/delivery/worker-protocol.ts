@@ -6,6 +6,7 @@ import type { Channel } from '../store/device-store.js';
 export interface DispatcherWorkerData {
   dataDir: string;
   synchronous: 'FULL' | 'NORMAL';
+  busyTimeoutMs: number;
   logLevel: string;
   options: DispatcherOptions;
   transport: TransportOptions;

@@ -18,8 +18,13 @@ export interface PushHandlerDeps {
   /** Per client IP, failed authentications only. */
   authFailures: KeyedLimiter;
   bodyLimitBytes: number;
+  /** Backpressure: past this many pending deliveries, pushes are refused with 503. */
+  maxOutboxDepth: number;
   logger: Logger;
 }
+
+/** How stale the outbox depth used for backpressure may be (ms): counting costs O(depth). */
+const DEPTH_REFRESH_MS = 1000;
 
 /** True for the requests {@link createPushHandler} answers: `POST /v1/push` (any query string). */
 export function isPushRequest(req: IncomingMessage): boolean {
@@ -120,12 +125,19 @@ export function parsePushBody(media: 'json' | 'form', body: Buffer): unknown {
  *
  * Order: content type (415) and body (413, 400 malformed_json) first, as the apiKey lives in
  * the body; then the API key (401, empty body); then the app's rate limit (429); then the
- * fields (400); then the target (400 unknown keys); then one transaction (shared with the other
+ * fields (400); then backpressure (503 when the outbox is deeper than configured); then the
+ * target (400 unknown keys); then one transaction (shared with the other
  * pushes of the same event-loop turn: group commit) stores the notification and its outbox
  * rows, and only then 200 `{"id"}` is sent.
  */
 export function createPushHandler(deps: PushHandlerDeps) {
   const baseHeaders = securityHeaders();
+  let depth = { value: 0, at: -Infinity };
+  const outboxFull = () => {
+    const now = performance.now();
+    if (now - depth.at > DEPTH_REFRESH_MS) depth = { value: deps.store.outbox.depth(), at: now };
+    return depth.value >= deps.maxOutboxDepth;
+  };
 
   const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
     if (res.headersSent) return;
@@ -157,7 +169,11 @@ export function createPushHandler(deps: PushHandlerDeps) {
         retryAfterSeconds: allowed.retryAfterSeconds,
       });
     }
-    const { id } = await deps.pushService.submit(app, parseNotification(raw));
+    const input = parseNotification(raw);
+    if (outboxFull()) {
+      throw new HubError('unavailable', 'the hub has too many deliveries waiting; retry later', { retryAfterSeconds: 30 });
+    }
+    const { id } = await deps.pushService.submit(app, input);
     return { status: 200, body: JSON.stringify({ id }) };
   };
 

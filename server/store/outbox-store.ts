@@ -50,6 +50,7 @@ export function createOutboxStore(db: Db) {
       ORDER BY d.next_attempt_at, d.id
       LIMIT ?`,
   );
+  const countPending = db.prepare<[], number>("SELECT count(*) FROM deliveries WHERE status = 'pending'").pluck();
   const selectNextDue = db
     .prepare<[], number | null>("SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'")
     .pluck();
@@ -114,6 +115,10 @@ export function createOutboxStore(db: Db) {
           },
         },
       }));
+    },
+    /** Pending deliveries in the outbox (counts the partial index: O(depth)). */
+    depth(): number {
+      return countPending.get() ?? 0;
     },
     /** The earliest `next_attempt_at` of any pending delivery (ms), or null when none is pending. */
     nextDueAt(): number | null {
