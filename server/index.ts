@@ -14,6 +14,7 @@ import type { SetupState } from './http/routes/auth.js';
 import { startDispatcherWorker, type DispatcherHost } from './delivery/dispatcher-host.js';
 import { generateVapidKeys } from './delivery/senders/webpush-sender.js';
 import { createStreamHub } from './delivery/stream-hub.js';
+import { createMetrics, createMetricsHandler, routeGroup } from './metrics.js';
 import { openDatabase } from './store/db.js';
 import { createStore, type Store } from './store/index.js';
 
@@ -87,6 +88,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       logger.info('generated the Web Push (VAPID) keys');
     }
 
+    const metrics = createMetrics(store);
     const streamHub = createStreamHub();
     const host = await startDispatcherWorker({
       data: {
@@ -101,6 +103,12 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       },
       streamHub,
       logger,
+      onOutcomes: (items) => {
+        for (const o of items) {
+          metrics.deliveries.inc({ channel: o.channel, outcome: o.outcome });
+          if (o.latencyMs !== undefined) metrics.deliveryLatency.observe({ channel: o.channel }, o.latencyMs / 1000);
+        }
+      },
     });
     dispatcher = host;
     const pushService = createPushService({
@@ -131,13 +139,26 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
     const pushHandler = createPushHandler({
       store,
       pushService,
-      perApp: createKeyedLimiter(config.rateLimit.perApp),
-      authFailures: createKeyedLimiter(config.rateLimit.authFailures),
+      perApp: createKeyedLimiter(config.rateLimit.perApp, undefined, () => metrics.rateLimited.inc({ limiter: 'app' })),
+      authFailures: createKeyedLimiter(config.rateLimit.authFailures, undefined, () => metrics.rateLimited.inc({ limiter: 'auth' })),
       bodyLimitBytes: config.bodyLimitBytes,
       maxOutboxDepth: config.delivery.maxOutboxDepth,
       logger: logger.child({ component: 'push' }),
+      onAnswer: (status) => metrics.pushes.inc({ status: String(status) }),
     });
-    const server = http.createServer((req, res) => (isPushRequest(req) ? pushHandler(req, res) : app(req, res)));
+    const metricsHandler = createMetricsHandler({ metrics, store, metricsToken: config.metricsToken });
+    const server = http.createServer((req, res) => {
+      const started = performance.now();
+      res.once('finish', () => {
+        metrics.requestDuration.observe(
+          { route: routeGroup(req.url), method: req.method ?? 'GET', status: String(res.statusCode) },
+          (performance.now() - started) / 1000,
+        );
+      });
+      if (isPushRequest(req)) pushHandler(req, res);
+      else if (req.method === 'GET' && routeGroup(req.url) === '/metrics') metricsHandler(req, res);
+      else app(req, res);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) =>
         reject(err.code === 'EADDRINUSE' ? new StartupError(`port ${config.port} on ${config.host} is already in use`) : err),

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Channel } from '../store/device-store.js';
 import type { SenderRegistry } from './sender-registry.js';
 import type { StreamHub } from './stream-hub.js';
-import type { DispatcherWorkerData, FromWorker, ToWorker } from './worker-protocol.js';
+import type { DispatcherWorkerData, FromWorker, OutcomeReport, ToWorker } from './worker-protocol.js';
 
 /** The dispatcher as the HTTP process sees it: a worker thread it can wake, reconfigure and stop. */
 export interface DispatcherHost extends SenderRegistry {
@@ -38,7 +38,13 @@ const RESTART_BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];
  *
  * From the TypeScript sources (tests, `npm run dev`) the thread loads them through tsx.
  */
-export function startDispatcherWorker(deps: { data: DispatcherWorkerData; streamHub: StreamHub; logger: Logger }): Promise<DispatcherHost> {
+export function startDispatcherWorker(deps: {
+  data: DispatcherWorkerData;
+  streamHub: StreamHub;
+  logger: Logger;
+  /** Hears the delivery outcomes the thread reports (for the metrics). */
+  onOutcomes?: (items: OutcomeReport[]) => void;
+}): Promise<DispatcherHost> {
   const fromSources = import.meta.url.endsWith('.ts');
   const entry = new URL(`./dispatcher-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
   let worker: Worker;
@@ -71,6 +77,9 @@ export function startDispatcherWorker(deps: { data: DispatcherWorkerData; stream
               requestId: m.requestId,
               delivered: deps.streamHub.sendToDevice(m.deviceId, m.notification),
             } satisfies ToWorker);
+            return;
+          case 'outcomes':
+            deps.onOutcomes?.(m.items);
             return;
           case 'stopped':
             return;

@@ -9,7 +9,7 @@ import { createStore } from '../store/index.js';
 import { createDispatcher } from './dispatcher.js';
 import { createSenderRegistry } from './sender-registry.js';
 import type { NotificationContent } from './types.js';
-import type { DispatcherWorkerData, FromWorker, ToWorker } from './worker-protocol.js';
+import type { DispatcherWorkerData, FromWorker, OutcomeReport, ToWorker } from './worker-protocol.js';
 
 const port = parentPort!;
 const data = workerData as DispatcherWorkerData;
@@ -38,12 +38,23 @@ const senders = createSenderRegistry({
   fcmOrigin: data.fcmOrigin,
   logger,
 });
+// Outcomes go to the HTTP thread's metrics, batched per event-loop turn.
+let outcomes: OutcomeReport[] = [];
 const dispatcher = createDispatcher({
   outbox: store.outbox,
   senderFor: senders.senderFor,
   clock: systemClock,
   logger,
   options: data.options,
+  onOutcome: (channel, outcome, latencyMs) => {
+    outcomes.push(latencyMs === undefined ? { channel, outcome } : { channel, outcome, latencyMs });
+    if (outcomes.length === 1) {
+      setImmediate(() => {
+        post({ type: 'outcomes', items: outcomes });
+        outcomes = [];
+      });
+    }
+  },
 });
 
 port.on('message', (m: ToWorker) => {

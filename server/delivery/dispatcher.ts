@@ -57,6 +57,8 @@ export function createDispatcher(deps: {
   logger: Logger;
   options: DispatcherOptions;
   random?: () => number;
+  /** Hears every outcome (for metrics); `latencyMs` from acceptance, for deliveries. */
+  onOutcome?: (channel: Channel, outcome: 'delivered' | 'retry' | 'invalid_token' | 'failed' | 'expired' | 'not_configured', latencyMs?: number) => void;
 }) {
   const { outbox, clock, logger, options } = deps;
   const pollMs = options.pollMs ?? 1000;
@@ -73,23 +75,28 @@ export function createDispatcher(deps: {
     switch (outcome.kind) {
       case 'delivered':
         outbox.delivered(job.deliveryId, job.device.id, outcome.providerId ?? null, now);
+        deps.onOutcome?.(job.device.channel, 'delivered', now - due.acceptedAt);
         logger.debug(log, 'delivered');
         return;
       case 'invalid_token':
         outbox.deactivateDevice(job.device.id, outcome.reason, now);
+        deps.onOutcome?.(job.device.channel, 'invalid_token');
         logger.info({ ...log, reason: outcome.reason }, 'device token is no longer valid; device deactivated');
         return;
       case 'failed':
         outbox.end(job.deliveryId, 'failed', outcome.reason, now);
+        deps.onOutcome?.(job.device.channel, 'failed');
         logger.warn({ ...log, reason: outcome.reason }, 'delivery failed');
         return;
       case 'retry': {
         const at = now + retryDelay(job.attempts, outcome.retryAfterMs, options, deps.random);
         if (at > due.acceptedAt + options.maxAgeMs) {
           outbox.end(job.deliveryId, 'expired', `gave up after ${job.attempts + 1} attempts: ${outcome.reason}`, now);
+          deps.onOutcome?.(job.device.channel, 'expired');
           logger.warn({ ...log, reason: outcome.reason }, 'delivery expired');
         } else {
           outbox.retry(job.deliveryId, at, outcome.reason, now);
+          deps.onOutcome?.(job.device.channel, 'retry');
           logger.debug({ ...log, reason: outcome.reason, retryAt: at }, 'delivery will be retried');
         }
       }
@@ -129,12 +136,16 @@ export function createDispatcher(deps: {
   /** Settles deliveries that cannot be sent at all, without a send. */
   const settleWithoutSending = (due: DueDelivery, sender: PushSender | null, now: number): boolean => {
     const id = due.job.deliveryId;
+    const channel = due.job.device.channel;
     if (now > due.acceptedAt + options.maxAgeMs) {
       outbox.end(id, 'expired', 'not sent before the age limit', now, false);
+      deps.onOutcome?.(channel, 'expired');
     } else if (due.deviceDeactivated) {
       outbox.end(id, 'failed', 'device deactivated', now, false);
+      deps.onOutcome?.(channel, 'failed');
     } else if (!sender) {
       outbox.end(id, 'failed', 'channel_not_configured', now, false);
+      deps.onOutcome?.(channel, 'not_configured');
     } else {
       return false;
     }

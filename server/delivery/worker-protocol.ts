@@ -26,4 +26,12 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'reloaded'; requestId: number }
   | { type: 'stream'; requestId: number; deviceId: string; notification: NotificationContent }
+  | { type: 'outcomes'; items: OutcomeReport[] }
   | { type: 'stopped' };
+
+/** One delivery outcome, reported to the HTTP thread for the metrics. */
+export interface OutcomeReport {
+  channel: Channel;
+  outcome: 'delivered' | 'retry' | 'invalid_token' | 'failed' | 'expired' | 'not_configured';
+  latencyMs?: number;
+}

@@ -21,6 +21,8 @@ export interface PushHandlerDeps {
   /** Backpressure: past this many pending deliveries, pushes are refused with 503. */
   maxOutboxDepth: number;
   logger: Logger;
+  /** Counts answers by status. */
+  onAnswer?: (status: number) => void;
 }
 
 /** How stale the outbox depth used for backpressure may be (ms): counting costs O(depth). */
@@ -141,6 +143,7 @@ export function createPushHandler(deps: PushHandlerDeps) {
 
   const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}) => {
     if (res.headersSent) return;
+    deps.onAnswer?.(status);
     const headers: Record<string, string | number> = { ...baseHeaders, ...extra, 'content-length': Buffer.byteLength(body) };
     if (body) headers['content-type'] = 'application/json; charset=utf-8';
     res.writeHead(status, headers);

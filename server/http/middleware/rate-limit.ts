@@ -18,7 +18,7 @@ export type KeyedLimiter = ReturnType<typeof createKeyedLimiter>;
  * completely are dropped once the map passes `maxKeys`, so an address scan cannot grow memory
  * without bound: a full bucket is the same as no bucket.
  */
-export function createKeyedLimiter(options: BucketOptions, maxKeys = 10_000) {
+export function createKeyedLimiter(options: BucketOptions, maxKeys = 10_000, onLimited?: () => void) {
   const buckets = new Map<string, TokenBucket>();
 
   const sweep = () => {
@@ -44,6 +44,7 @@ export function createKeyedLimiter(options: BucketOptions, maxKeys = 10_000) {
     take(key: string): TakeResult {
       const bucket = bucketFor(key);
       if (bucket.tryRemoveTokens(1)) return { ok: true };
+      onLimited?.();
       return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(bucket.getWaitTime(1) / 1000)) };
     },
     /** True when `key` has no token left (without taking one). */
