@@ -13,11 +13,15 @@ import type { Store } from '../store/index.js';
 import { requireSession } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
 import { createKeyedLimiter } from './middleware/rate-limit.js';
+import { hostGuard, originGuard } from './middleware/security.js';
 import { createAdminRoutes } from './routes/admin.js';
 import { createAuthRoutes, type SetupState } from './routes/auth.js';
+import { createConsoleApiRoutes, createConsoleRoutes, findRendererDir } from './routes/console.js';
 import { createPushRoutes } from './routes/push.js';
 import { createReceiverRoutes } from './routes/receiver.js';
 import { createSettingsRoutes } from './routes/settings.js';
+import { createStatsRoutes } from './routes/stats.js';
+import { createTestPushRoutes } from './routes/test-push.js';
 
 /** Everything the HTTP layer is built from (DESIGN.md convention 6: passed in, no singletons). */
 export interface AppDeps {
@@ -31,11 +35,15 @@ export interface AppDeps {
   senders: SenderRegistry;
   /** Makes the dispatcher look at the outbox now. */
   wakeDispatcher: () => void;
+  /** The built renderer (console and web receiver); default: dist/renderer when built, else none. */
+  rendererDir?: string | null;
 }
 
 /**
  * Builds the hub's Express app: `/v1/push` (the spec), `/api/*` (admin API), `/healthz`,
- * the first-run `/setup` page, security headers on every answer and one error renderer.
+ * the first-run `/setup` page, the console at `/` (built renderer), security headers and a
+ * strict CSP on every answer, a `Host` allowlist (DNS rebinding), an `Origin` check on
+ * state-changing `/api` requests (CSRF) and one error renderer.
  */
 export function createApp(deps: AppDeps): Express {
   const { config, store, pushService, logger, setup } = deps;
@@ -45,7 +53,25 @@ export function createApp(deps: AppDeps): Express {
     helmet({
       // The hub usually serves plain HTTP on a LAN: forcing https would lock the operator out.
       strictTransportSecurity: false,
-      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+      // The console is built by Vite into files: no inline script or style is needed anywhere.
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          scriptSrcAttr: ["'none'"],
+          styleSrc: ["'self'"],
+          // Notification image previews come from anywhere on https.
+          imgSrc: ["'self'", 'data:', 'https:'],
+          fontSrc: ["'self'"],
+          connectSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'self'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          upgradeInsecureRequests: null,
+        },
+      },
+      frameguard: { action: 'deny' },
     }),
   );
   app.use(
@@ -59,6 +85,8 @@ export function createApp(deps: AppDeps): Express {
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug'),
     }),
   );
+  // Against DNS rebinding; /v1/push is reached by scripts under any name and authenticated by its body.
+  app.use(hostGuard(config, ['/v1/push']));
 
   app.get('/healthz', (_req, res) => {
     try {
@@ -69,16 +97,19 @@ export function createApp(deps: AppDeps): Express {
     }
   });
 
+  // One bucket per app, shared by /v1/push and the console's test push.
+  const perApp = createKeyedLimiter(config.rateLimit.perApp);
   app.use(
     createPushRoutes({
       store,
       pushService,
-      perApp: createKeyedLimiter(config.rateLimit.perApp),
+      perApp,
       authFailures: createKeyedLimiter(config.rateLimit.authFailures),
       bodyLimitBytes: config.bodyLimitBytes,
     }),
   );
 
+  app.use('/api', originGuard(config));
   app.use('/api', express.json({ limit: config.bodyLimitBytes }));
   const loginFailures = createKeyedLimiter(config.rateLimit.authFailures);
   app.use(
@@ -93,10 +124,14 @@ export function createApp(deps: AppDeps): Express {
       heartbeatMs: config.streamHeartbeatMs,
     }),
   );
+  app.use('/api/console', createConsoleApiRoutes({ config, store, setup }));
+  app.use(createConsoleRoutes({ dir: deps.rendererDir === undefined ? findRendererDir() : deps.rendererDir }));
   app.use(createAuthRoutes({ store, setup, loginFailures, localLogin: { token: config.localLoginToken ?? null } }));
   app.use('/api', requireSession(store, 'admin'));
   app.use('/api/settings', createSettingsRoutes({ store, senders: deps.senders }));
   app.use('/api', createAdminRoutes({ store }));
+  app.use('/api', createTestPushRoutes({ store, pushService, perApp }));
+  app.use('/api', createStatsRoutes({ store, clock: deps.clock }));
   app.use(['/api', '/v1'], notFound);
   app.use(errorHandler(logger));
   return app;
