@@ -6,7 +6,7 @@ export interface LogFile {
   /** Absolute path of the current file. */
   path: string;
   /** Where the child's stdout and stderr are piped. */
-  stream: fs.WriteStream;
+  stream: NodeJS.WritableStream;
   /** Appends `[ISO time] desktop: text`. */
   line(text: string): void;
   close(): Promise<void>;

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
   app,
@@ -36,7 +37,7 @@ import {
 } from './desktop-receiver.js';
 import { createSettingsFile } from './desktop-settings.js';
 import { failureDialog, FAILURE_BUTTONS } from './failure-dialog.js';
-import { openLogFile } from './log-file.js';
+import { openLogFile, type LogFile } from './log-file.js';
 import { createServerHost, HubRequestError, HubStartError, type HubChild, type HubFailure, type HubState } from './server-host.js';
 import { desktopStatus } from './status.js';
 import { buildTrayMenu, trayTooltip, type TrayAction, type TrayItem, type TrayReceiverInfo } from './tray-menu.js';
@@ -55,8 +56,12 @@ app.setName('Pushhub');
 app.setPath('userData', path.join(app.getPath('appData'), 'Pushhub'));
 if (process.platform === 'win32') app.setAppUserModelId(APP_ID);
 
+// One app per data folder. Asked before anything touches the folder: a second start must not
+// rotate the first one's log or write its settings; it only makes the first show its window.
+const primary = app.requestSingleInstanceLock();
+
 const dataDir = app.getPath('userData');
-const log = openLogFile(path.join(dataDir, 'logs'));
+const log: LogFile = primary ? openLogFile(path.join(dataDir, 'logs')) : silentLog();
 const settings = createSettingsFile(path.join(dataDir, 'desktop.json'));
 const startHidden = process.argv.includes('--hidden') || (process.platform === 'darwin' && app.getLoginItemSettings().wasOpenedAtLogin);
 
@@ -71,6 +76,14 @@ let receiver: DesktopReceiver | null = null;
 let receiverConnection: TrayReceiverInfo['connection'] = 'off';
 let receiverReauths = 0;
 let lastMenuJson = '';
+/** Shown notifications, kept referenced until dismissed: a collected one loses its click handler. */
+const notifications = new Set<Notification>();
+
+function silentLog(): LogFile {
+  const stream = new PassThrough();
+  stream.resume();
+  return { path: path.join(dataDir, 'logs', 'hub.log'), stream, line: () => {}, close: async () => {} };
+}
 
 const hubOrigin = () => (host.state.state === 'running' ? originOf(host.state.ready.url) : null);
 
@@ -320,7 +333,14 @@ const batcher = createNotificationBatcher<StreamNotification>({
 function showNotification(title: string, body: string, url: string | null): void {
   if (!Notification.isSupported()) return;
   const notification = new Notification({ title, body, icon: path.join(ASSETS, 'icon.png') });
-  notification.on('click', () => (url ? openExternal(url) : showConsole()));
+  notifications.add(notification);
+  const forget = () => notifications.delete(notification);
+  notification.on('click', () => {
+    forget();
+    if (url) openExternal(url);
+    else showConsole();
+  });
+  notification.on('close', forget);
   notification.show();
 }
 
@@ -484,7 +504,7 @@ function onReady(): void {
   })();
 }
 
-if (!app.requestSingleInstanceLock()) {
+if (!primary) {
   // Another Pushhub already runs on this data folder: it shows its window (second-instance) and this one leaves.
   app.quit();
 } else {

@@ -28,6 +28,8 @@ const fake = vi.hoisted(() => {
     opened: [] as string[],
     forks: [] as { modulePath: string; env: Record<string, string>; child: any }[],
     dialogs: [] as any[],
+    notifications: [] as any[],
+    cookie: '',
   };
   return state;
 });
@@ -103,10 +105,14 @@ vi.mock('electron', async () => {
     static isSupported() {
       return true;
     }
+    shown = false;
     constructor(readonly options: unknown) {
       super();
+      fake.notifications.push(this);
     }
-    show() {}
+    show() {
+      this.shown = true;
+    }
   }
   const app = {
     setName() {},
@@ -179,6 +185,9 @@ vi.mock('electron', async () => {
   };
 });
 
+// The tray polls the hub every 10 s (setInterval): that clock is the test's.
+vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pushhub-electron-'));
 fake.appData = path.join(home, 'appData');
 process.env.XDG_CONFIG_HOME = path.join(home, 'config');
@@ -214,6 +223,7 @@ describe('main.ts wired to (a stand-in for) Electron', () => {
     // The window's link is the child's token: it signs in (once).
     const signIn = await fetch(loaded!, { redirect: 'manual' });
     expect(signIn.status).toBe(303);
+    fake.cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     expect((await fetch(loaded!, { redirect: 'manual' })).status).toBe(401);
 
     // The remembered port and the log file.
@@ -271,6 +281,47 @@ describe('main.ts wired to (a stand-in for) Electron', () => {
     expect(prevented).toBe(true);
     expect(win.isVisible()).toBe(false);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it('desktop notifications: a receiver chosen in the tray gets native notifications; a click opens the url', async () => {
+    const url = new URL(fake.windows[0].webContents.loads[0]).origin;
+    const admin = { cookie: fake.cookie, origin: url, 'content-type': 'application/json' };
+    const user = (await (await fetch(`${url}/api/users`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Erin', username: 'erin', password: 'erin password' }) })).json()) as {
+      id: string;
+      userKey: string;
+    };
+    const app = (await (await fetch(`${url}/api/apps`, { method: 'POST', headers: admin, body: '{"name":"cron"}' })).json()) as { apiKey: string };
+
+    // The next poll lists the receiver in the tray.
+    vi.advanceTimersByTime(10_000);
+    const submenu = () =>
+      ((fake.trays[0].menu.template as { label?: string; submenu?: { label?: string; checked?: boolean; click?: () => void }[] }[]).find((i) =>
+        i.label?.startsWith('Desktop notifications'),
+      ) ?? { submenu: [] }) as { label?: string; submenu: { label?: string; checked?: boolean; click?: () => void }[] };
+    await waitFor(() => submenu().submenu.some((i) => i.label === 'Erin'), 5000, 'Erin in the tray');
+    submenu().submenu.find((i) => i.label === 'Erin')!.click!();
+    await waitFor(() => submenu().label === 'Desktop notifications: Erin', 10_000, 'the stream to connect');
+    const devices = (await (await fetch(`${url}/api/users/${user.id}/devices`, { headers: admin })).json()) as { id: string; platform: string; channel: string }[];
+    expect(devices).toEqual([expect.objectContaining({ platform: 'desktop', channel: 'stream' })]);
+
+    const push = await fetch(`${url}/v1/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: app.apiKey, userKey: user.userKey, title: 'Washer', body: 'Laundry is done', emoji: '🧺', url: 'http://homeassistant.local:8123/' }),
+    });
+    expect(push.status).toBe(200);
+    await waitFor(() => fake.notifications.some((n) => n.shown), 5000, 'a native notification');
+    const [shown] = fake.notifications;
+    expect(shown.options).toMatchObject({ title: '🧺 Washer', body: 'Laundry is done' });
+    shown.emit('click');
+    expect(fake.external).toContain('http://homeassistant.local:8123/');
+    const settings = JSON.parse(fs.readFileSync(path.join(fake.appData, 'Pushhub', 'desktop.json'), 'utf8'));
+    expect(settings.receiver).toMatchObject({ userId: user.id, name: 'Erin', deviceId: devices[0]!.id, lastEventId: ((await push.json()) as { id: string }).id });
+
+    // Off: the device goes away.
+    submenu().submenu.find((i) => i.label === 'Off')!.click!();
+    await waitFor(async () => ((await (await fetch(`${url}/api/users/${user.id}/devices`, { headers: admin })).json()) as unknown[]).length === 0, 5000, 'the device removed');
+    expect(JSON.parse(fs.readFileSync(path.join(fake.appData, 'Pushhub', 'desktop.json'), 'utf8')).receiver).toBeUndefined();
   });
 
   it('quitting stops the hub child cleanly before the app exits', async () => {
