@@ -144,6 +144,7 @@ export async function receiverLogin(
 /** Connection state of the desktop receiver. */
 export type ReceiverState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'unauthorized' | 'stopped';
 
+/** How {@link createDesktopReceiver} reaches the hub and reports what it receives. */
 export interface DesktopReceiverOptions {
   /** The hub's base URL. */
   hubUrl: string;
@@ -166,6 +167,7 @@ export interface DesktopReceiverOptions {
   reconnect?: { initialMs?: number; maxMs?: number };
 }
 
+/** A running desktop receiver (see {@link createDesktopReceiver}). */
 export interface DesktopReceiver {
   readonly state: ReceiverState;
   readonly deviceId: string | null;
@@ -219,6 +221,10 @@ function parseNotification(data: string): StreamNotification | null {
   }
 }
 
+/**
+ * Creates the desktop receiver of one receiver session; nothing happens until start(). Each
+ * notification is passed to `onNotification` once, even when a reconnect replays it.
+ */
 export function createDesktopReceiver(options: DesktopReceiverOptions): DesktopReceiver {
   const fetchImpl = options.fetch ?? fetch;
   const initialMs = options.reconnect?.initialMs ?? 1000;

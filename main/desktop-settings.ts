@@ -32,6 +32,7 @@ export interface SettingsFile {
   update(change: (current: DesktopSettings) => DesktopSettings): DesktopSettings;
 }
 
+/** The settings file at `file` (created on the first update, mode 0600). */
 export function createSettingsFile(file: string): SettingsFile {
   const read = (): DesktopSettings => {
     try {

@@ -50,11 +50,13 @@ export interface BackoffPolicy {
   stableMs: number;
 }
 
+/** 1 s, 2 s, 4 s … up to 30 s; six restarts in a row at most; a minute up counts as stable. */
 export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1000, factor: 2, maxMs: 30_000, maxAttempts: 6, stableMs: 60_000 };
 
 /** Environment of one start of the child: the key PUSHHUB_* settings (see child-env.ts). */
 export type HubEnv = Record<string, string>;
 
+/** What {@link createServerHost} needs: how to spawn the child, its environment, the time limits. */
 export interface ServerHostOptions {
   /** Starts a child with this environment. May throw (→ failure `spawn`). */
   spawn(env: HubEnv): HubChild;

@@ -34,15 +34,16 @@ export function originOf(url: string | null | undefined): string | null {
 /** Schemes handed to the system (browser, mail client) when a page tries to leave the hub. */
 const EXTERNAL_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
 
-/**
- * A navigation of a window (a link, `location = …`, a redirect):
- * - `allow` within the hub's origin;
- * - `open-external`: refused in the window and opened by the system (http, https, mailto);
- * - `deny` for anything else (file:, data:, javascript:, custom schemes, unparsable URLs), and
- *   for everything while the hub's origin is unknown.
- */
+/** What happens to a navigation; see {@link decideNavigation}. */
 export type NavigationDecision = 'allow' | 'open-external' | 'deny';
 
+/**
+ * A navigation of a window (a link, `location = …`, a redirect):
+ * - `allow` within the hub's origin (scheme, host and port: another port is another origin);
+ * - `open-external`: refused in the window and opened by the system (http, https, mailto),
+ *   which is also where the hub's own pages go while its origin is unknown (hub not running);
+ * - `deny` for anything else (file:, data:, javascript:, custom schemes, unparsable URLs).
+ */
 export function decideNavigation(targetUrl: string, hubOrigin: string | null): NavigationDecision {
   let url: URL;
   try {
