@@ -59,9 +59,12 @@ function Console() {
 
   const signedIn = useCallback(() => {
     setAuth('signed-in');
-    const back = new URLSearchParams(location.search).get('next');
+    // From the sign-in or setup page go on to where the link pointed; elsewhere, stay.
+    const page = matchRoute(window.location.pathname).page;
+    if (page !== 'login' && page !== 'setup') return;
+    const back = new URLSearchParams(window.location.search).get('next');
     navigate(back && back.startsWith('/') && !back.startsWith('//') ? back : '/', { replace: true });
-  }, [location.search, navigate]);
+  }, [navigate]);
 
   if (route.page === 'setup') return <SetupPage onSignedIn={signedIn} />;
   if (auth === 'checking') {

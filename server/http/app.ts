@@ -12,7 +12,7 @@ import type { StreamHub } from '../delivery/stream-hub.js';
 import type { Store } from '../store/index.js';
 import { requireSession } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/errors.js';
-import { createKeyedLimiter } from './middleware/rate-limit.js';
+import { createKeyedLimiter, type KeyedLimiter } from './middleware/rate-limit.js';
 import { hostGuard, originGuard } from './middleware/security.js';
 import { createAdminRoutes } from './routes/admin.js';
 import { createAuthRoutes, type SetupState } from './routes/auth.js';
@@ -37,6 +37,11 @@ export interface AppDeps {
   wakeDispatcher: () => void;
   /** The built renderer (console and web receiver); default: dist/renderer when built, else none. */
   rendererDir?: string | null;
+  /**
+   * The per-app rate limiter of `POST /v1/push`, so the console's test push spends the same
+   * tokens; default: one of its own with the same settings.
+   */
+  perApp?: KeyedLimiter;
 }
 
 /**
@@ -98,7 +103,7 @@ export function createApp(deps: AppDeps): Express {
   });
 
   // One bucket per app, shared by /v1/push and the console's test push.
-  const perApp = createKeyedLimiter(config.rateLimit.perApp);
+  const perApp = deps.perApp ?? createKeyedLimiter(config.rateLimit.perApp);
   app.use(
     createPushRoutes({
       store,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import type { HubConfig } from '../../config/config.js';
@@ -47,16 +48,47 @@ export function isAllowedHost(hostHeader: string | undefined, allowed: Set<strin
   return allowed.has(name) || name.endsWith('.localhost');
 }
 
-function refuse(req: Request, res: Response, message: string): void {
+const PAGE_STYLE = `body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f6f7f9;color:#101828;
+font:15px/1.55 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}main{max-width:34rem;margin:2rem 1rem;padding:2rem;
+background:#fff;border:1px solid #e4e7ec;border-radius:14px;box-shadow:0 20px 48px -12px rgba(16,24,40,.18)}
+h1{font-size:1.3rem;margin:0 0 .75rem}p{margin:.5rem 0;color:#475467}code{font:.85em ui-monospace,Menlo,Consolas,monospace;
+background:#f2f4f7;border:1px solid #e4e7ec;border-radius:5px;padding:.1em .35em;word-break:break-all}
+.brand{font-weight:700;color:#4f46e5;margin-bottom:1rem}@media (prefers-color-scheme:dark){body{background:#0c111d;color:#f0f2f5}
+main{background:#161b26;border-color:#262e3e}p{color:#a0a9ba}code{background:#1b2130;border-color:#333d51}}`;
+/** The CSP of {@link sendPlainPage}: nothing but its own inline stylesheet, allowed by hash. */
+const PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+/**
+ * Sends a small self-contained HTML page (no script; its one inline stylesheet allowed by hash
+ * in a CSP of its own) for answers a person reads in a browser: an unknown address, a console
+ * that is not built. `bodyHtml` must already be escaped.
+ */
+export function sendPlainPage(res: Response, status: number, title: string, bodyHtml: string): void {
+  res
+    .status(status)
+    .set('Content-Security-Policy', PAGE_CSP)
+    .set('Cache-Control', 'no-store')
+    .type('html')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Pushhub</title>` +
+        `<meta name="viewport" content="width=device-width, initial-scale=1"><style>${PAGE_STYLE}</style></head>` +
+        `<body><main><div class="brand">Pushhub</div><h1>${escapeHtml(title)}</h1>${bodyHtml}</main></body></html>`,
+    );
+}
+
+function refuse(req: Request, res: Response, name: string, hostHeader: string): void {
+  const message =
+    `The hub does not answer to "${name}" (protection against DNS rebinding). Use localhost or its IP address, ` +
+    `or, if this is the address people use to reach it, start it with PUSHHUB_PUBLIC_URL=http://${hostHeader}.`;
   if (req.accepts(['json', 'html']) === 'html' && !req.path.startsWith('/api/')) {
-    res
-      .status(403)
-      .type('html')
-      .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pushhub: unknown address</title>` +
-          `<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>` +
-          `<h1>This address is not one of the hub's</h1><p>${escapeHtml(message)}</p></body></html>`,
-      );
+    sendPlainPage(
+      res,
+      403,
+      'This address is not one of the hub’s',
+      `<p>The hub does not answer to <code>${escapeHtml(name)}</code>: a web page could use such a name to reach it ` +
+        `from outside (DNS rebinding).</p><p>Open it as <code>localhost</code> or by its IP address. If this is the ` +
+        `name people use to reach the hub, start it with <code>PUSHHUB_PUBLIC_URL=http://${escapeHtml(hostHeader)}</code>.</p>`,
+    );
     return;
   }
   throw new HubError('forbidden', message);
@@ -77,13 +109,8 @@ export function hostGuard(config: Pick<HubConfig, 'host' | 'publicUrl'>, exempt:
       next();
       return;
     }
-    const name = hostnameOf(req.headers.host ?? '') ?? 'this name';
-    refuse(
-      req,
-      res,
-      `The hub does not answer to "${name}" (protection against DNS rebinding). Use localhost or its IP address, ` +
-        `or, if this is the address people use to reach it, start it with PUSHHUB_PUBLIC_URL=http://${name}:<port>.`,
-    );
+    const name = hostnameOf(req.headers.host ?? '');
+    refuse(req, res, name ?? 'this name', name === null ? '<host>:<port>' : (req.headers.host ?? name));
   };
 }
 

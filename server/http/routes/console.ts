@@ -6,6 +6,7 @@ import type { HubConfig } from '../../config/config.js';
 import { notificationLimits } from '../../domain/notification.js';
 import type { Store } from '../../store/index.js';
 import { requireSession, sessionToken } from '../middleware/auth.js';
+import { sendPlainPage } from '../middleware/security.js';
 import type { SetupState } from './auth.js';
 
 /** Cache-Control of Vite's content-hashed files under `assets/`: their name changes with their content. */
@@ -34,12 +35,10 @@ export function findRendererDir(moduleUrl: string = import.meta.url): string | n
   return fs.existsSync(path.join(dir, 'index.html')) ? dir : null;
 }
 
-const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pushhub</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
-<h1>The console has not been built</h1>
-<p>Run <code>npm run build</code> (or <code>npm start</code>, which builds it), then reload this page.
-For development with hot reload, run <code>npm run dev</code> and <code>npm run dev:renderer</code> (see renderer/README.md).</p>
-<p>The hub itself is running: <code>POST /v1/push</code> and the admin API work.</p></body></html>`;
+const NOT_BUILT =
+  '<p>Run <code>npm run build</code> (or <code>npm start</code>, which builds it), then reload this page. For ' +
+  'development with hot reload, run <code>npm run dev</code> and <code>npm run dev:renderer</code> (see renderer/README.md).</p>' +
+  '<p>The hub itself is running: <code>POST /v1/push</code> and the admin API work.</p>';
 
 /**
  * Serves the built renderer (issue "Admin UI" / "Build and serve"): the console at `/` and the
@@ -71,7 +70,7 @@ export function createConsoleRoutes({ dir }: { dir: string | null }): Router {
         next();
         return;
       }
-      res.status(503).set('Cache-Control', REVALIDATE).type('html').send(NOT_BUILT);
+      sendPlainPage(res, 503, 'The console has not been built', NOT_BUILT);
     });
     return router;
   }
