@@ -204,7 +204,7 @@ afterAll(() => {
 const menuLabels = () => (fake.trays[0].menu.template as { label?: string; type?: string }[]).map((i) => i.label ?? i.type);
 const menuItem = (label: string) => (fake.trays[0].menu.template as { label?: string; click?: () => void }[]).find((i) => i.label === label)!;
 
-describe('main.ts wired to (a stand-in for) Electron', () => {
+describe('main.ts wired to (a stand-in for) Electron', { timeout: 60_000 }, () => {
   it('starts the hub in a child, opens the console signed in, and secures the window', async () => {
     await import('../../main/main.js');
     await waitFor(() => fake.windows.length === 1 && fake.windows[0].webContents.loads.length === 1, 30_000, 'the console window to load');
