@@ -321,7 +321,8 @@ describe('main.ts wired to (a stand-in for) Electron', { timeout: 60_000 }, () =
     // Off: the device goes away.
     submenu().submenu.find((i) => i.label === 'Off')!.click!();
     await waitFor(async () => ((await (await fetch(`${url}/api/users/${user.id}/devices`, { headers: admin })).json()) as unknown[]).length === 0, 5000, 'the device removed');
-    expect(JSON.parse(fs.readFileSync(path.join(fake.appData, 'Pushhub', 'desktop.json'), 'utf8')).receiver).toBeUndefined();
+    await waitFor(() => JSON.parse(fs.readFileSync(path.join(fake.appData, 'Pushhub', 'desktop.json'), 'utf8')).receiver === undefined, 5000, 'the choice forgotten');
+    await waitFor(() => submenu().label === 'Desktop notifications: off', 2000, 'the tray to say off');
   });
 
   it('quitting stops the hub child cleanly before the app exits', async () => {
