@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { issue, toHubError } from './validation.js';
+import { issue, toHubError, wellFormedString } from './validation.js';
 
 /** Limits on the push operation's fields (DESIGN.md "Contracts the spec leaves open"). */
 export const notificationLimits = {
@@ -41,12 +41,12 @@ export function isHttpUrl(s: string): boolean {
   }
 }
 
-// Form bodies and templated scripts send "" for a field they mean to leave out.
-const blankToUndefined = (v: unknown) => (v === '' ? undefined : v);
-const optional = <T extends z.ZodType>(t: T) => z.preprocess(blankToUndefined, t.optional());
+// Form bodies and templated scripts send "" for a field they mean to leave out, and JSON
+// serialisers write null for an absent optional value (Python's None, Go's nil pointers).
+const absentToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+const optional = <T extends z.ZodType>(t: T) => z.preprocess(absentToUndefined, t.optional());
 
-const httpUrl = z
-  .string()
+const httpUrl = wellFormedString()
   .max(notificationLimits.urlChars, `at most ${notificationLimits.urlChars} characters`)
   .refine(isHttpUrl, issue('invalid_field', 'must be an absolute http:// or https:// URL'));
 
@@ -55,23 +55,21 @@ const nonBlank = (s: string) => s.trim() !== '';
 /** Schema of the push operation's fields; apiKey is checked before this runs. */
 export const notificationSchema = z
   .object({
-    userKey: optional(z.string()),
-    userGroupKey: optional(z.string()),
-    title: z
-      .string()
+    userKey: optional(wellFormedString()),
+    userGroupKey: optional(wellFormedString()),
+    title: wellFormedString()
       .refine(nonBlank, issue('missing_field', 'title is required'))
       .refine(
         (s) => [...s].length <= notificationLimits.titleChars,
         issue('too_long', `title: at most ${notificationLimits.titleChars} characters`),
       ),
-    body: z
-      .string()
+    body: wellFormedString()
       .refine(nonBlank, issue('missing_field', 'body is required'))
       .refine(
         (s) => Buffer.byteLength(s, 'utf8') <= notificationLimits.bodyBytes,
         issue('too_long', `body: at most ${notificationLimits.bodyBytes} bytes of UTF-8`),
       ),
-    emoji: optional(z.string().refine(isSingleEmoji, issue('invalid_field', 'emoji: must be exactly one emoji'))),
+    emoji: optional(wellFormedString().refine(isSingleEmoji, issue('invalid_field', 'emoji: must be exactly one emoji'))),
     image: optional(httpUrl),
     url: optional(httpUrl),
   })
@@ -82,7 +80,9 @@ export const notificationSchema = z
 
 /**
  * Validates the push operation's fields (spec "Endpoints / Send push notification", rules 1–3,
- * and the limits above). Unknown fields are ignored.
+ * and the limits above). Unknown fields are ignored; an optional field that is `""` or `null`
+ * counts as absent. Strings come back well-formed (a lone surrogate becomes U+FFFD, counted as
+ * one code point and three bytes), so what is answered, streamed and stored is the same text.
  *
  * @throws HubError 400 `missing_field` | `invalid_field` | `too_long`, naming the field.
  */

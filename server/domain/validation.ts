@@ -20,8 +20,9 @@ export function toHubError(error: z.ZodError, raw: unknown): HubError {
   if (value === undefined || value === null || value === '') {
     return new HubError('missing_field', `${field ?? 'a field'} is required`, options);
   }
-  if (issue.code === 'too_big') return new HubError('too_long', `${field}: ${issue.message}`, options);
-  return new HubError('invalid_field', `${field}: ${issue.message}`, options);
+  const message = field ? `${field}: ${issue.message}` : issue.message;
+  if (issue.code === 'too_big') return new HubError('too_long', message, options);
+  return new HubError('invalid_field', message, options);
 }
 
 /**
@@ -33,6 +34,21 @@ export function parseBody<S extends z.ZodType>(schema: S, raw: unknown): z.infer
   if (!result.success) throw toHubError(result.error, raw);
   return result.data;
 }
+
+/**
+ * `s` with every lone surrogate (a UTF-16 code unit U+D800–U+DFFF without its other half)
+ * replaced by U+FFFD, as `String.prototype.toWellFormed` does (ES2024). JSON allows such strings
+ * (`"\ud800"`, RFC 8259 §8.2) but UTF-8 cannot encode them: SQLite would store the bytes
+ * ED A0 80 and give back three U+FFFD, so what was validated, answered and streamed would differ
+ * from what is stored. Invalid UTF-8 bytes in a body already decode to U+FFFD; this does the same.
+ */
+export function toWellFormed(s: string): string {
+  // With the u flag, a surrogate pair is one code point: \p{Cs} matches only the lone halves.
+  return s.replace(/\p{Cs}/gu, '\ufffd');
+}
+
+/** A zod string made well-formed first ({@link toWellFormed}), for every text the hub stores. */
+export const wellFormedString = () => z.string().overwrite(toWellFormed);
 
 /** A custom zod issue carrying a hub error code (read back by {@link toHubError}). */
 export function issue(code: ErrorCode, message: string): { message: string; params: { code: ErrorCode } } {

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { HubError } from '../../domain/errors.js';
+import { HubError, type ErrorCode } from '../../domain/errors.js';
 
 /**
  * Errors raised by Express's body parsers (body-parser's `type` values) mapped to the hub's
@@ -25,6 +25,31 @@ function fromBodyParser(err: { type?: string; limit?: number }): HubError | unde
   }
 }
 
+/** The catalogue's code for the 4xx statuses Express and its parsers raise on their own. */
+const codeByStatus: Partial<Record<number, ErrorCode>> = {
+  400: 'malformed_json',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/**
+ * Client errors that Express raises with an http-errors `status` but no body-parser `type`:
+ * the router's 400 `URIError` for a path parameter whose percent-encoding does not decode
+ * (`/api/users/%E0%A4%A`), and body-parser's 400 for a body that does not decompress as its
+ * `Content-Encoding` says (a zlib or brotli error). Without this they were answered 500.
+ */
+function fromHttpError(err: { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown }): HubError | undefined {
+  const status = typeof err.status === 'number' ? err.status : err.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (err instanceof URIError) {
+    return new HubError('invalid_field', 'the URL path is not valid percent-encoded UTF-8 (RFC 3986 §2.1)');
+  }
+  const code = codeByStatus[status];
+  if (!code) return undefined;
+  const detail = err.expose === true && typeof err.message === 'string' ? `: ${err.message.slice(0, 200)}` : '';
+  return new HubError(code, `the request body cannot be read${detail}`);
+}
+
 /**
  * Renders every error the same way: a {@link HubError} (or a body-parser error) as
  * `{"error":{"code","message","field"?}}` with its status and `Retry-After` where given; anything
@@ -33,7 +58,7 @@ function fromBodyParser(err: { type?: string; limit?: number }): HubError | unde
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) return next(err);
-    const hubError = err instanceof HubError ? err : fromBodyParser(err ?? {});
+    const hubError = err instanceof HubError ? err : (fromBodyParser(err ?? {}) ?? fromHttpError(err ?? {}));
     if (hubError) {
       if (hubError.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(hubError.retryAfterSeconds));
       res.status(hubError.status).json(hubError.toBody());

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { toIso } from '../../domain/clock.js';
 import { HubError } from '../../domain/errors.js';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../domain/passwords.js';
-import { parseBody } from '../../domain/validation.js';
+import { parseBody, wellFormedString } from '../../domain/validation.js';
 import type { AppRecord } from '../../store/app-store.js';
 import type { DeviceRecord } from '../../store/device-store.js';
 import type { GroupRecord } from '../../store/group-store.js';
@@ -11,7 +11,8 @@ import type { DeliveryRecord, NotificationRecord } from '../../store/notificatio
 import type { Store } from '../../store/index.js';
 import type { UserRecord } from '../../store/user-store.js';
 
-const name = z.string().trim().min(1).max(100);
+// Names are stored and shown: made well-formed first, so SQLite keeps the text that was answered.
+const name = wellFormedString().trim().min(1).max(100);
 const password = z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(1024);
 /** Usernames are what receivers type on a phone: letters, digits, dot, dash, underscore, @. */
 export const username = z

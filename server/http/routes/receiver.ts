@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
 import { HubError } from '../../domain/errors.js';
 import { verifyPassword } from '../../domain/passwords.js';
-import { parseBody } from '../../domain/validation.js';
+import { parseBody, wellFormedString } from '../../domain/validation.js';
 import { parsePushSubscription } from '../../delivery/senders/webpush-sender.js';
 import { notificationEventData, type StreamHub } from '../../delivery/stream-hub.js';
 import type { NotificationContent } from '../../delivery/types.js';
@@ -19,10 +19,10 @@ const REPLAY_LIMIT = 1000;
 
 const loginBody = z.object({ username: z.string().min(1), password: z.string().min(1) });
 const deviceBody = z.object({
-  name: z.string().trim().min(1).max(100),
+  name: wellFormedString().trim().min(1).max(100),
   platform: z.enum(platforms),
   channel: z.enum(channels),
-  token: z.string().min(1).max(4096).optional(),
+  token: wellFormedString().min(1).max(4096).optional(),
   topic: z
     .string()
     .regex(/^[A-Za-z0-9.-]+$/, 'a bundle id such as com.example.app')
