@@ -176,7 +176,12 @@ function Shell({ route, onSignOut, children }: { route: Route; onSignOut: () => 
               const active = item.pages.includes(route.page);
               return (
                 <li key={item.to}>
-                  <Link to={item.to} className={active ? 'nav-link active' : 'nav-link'} aria-current={active ? 'page' : undefined}>
+                  <Link
+                    to={item.to}
+                    className={active ? 'nav-link active' : 'nav-link'}
+                    aria-current={active ? 'page' : undefined}
+                    title={item.label}
+                  >
                     <Icon name={item.icon} />
                     <span>{item.label}</span>
                   </Link>
@@ -186,7 +191,7 @@ function Shell({ route, onSignOut, children }: { route: Route; onSignOut: () => 
           </ul>
         </nav>
         <div className="sidebar-footer">
-          <button type="button" className="nav-link nav-button" onClick={signOut}>
+          <button type="button" className="nav-link nav-button" onClick={signOut} title="Sign out">
             <Icon name="logout" />
             <span>Sign out</span>
           </button>

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { openSse } from '../helpers/sse.js';
-import { shot, signIn, startE2eHub, watchForErrors, type E2eHub } from './hub.js';
+import { runCurlSnippet, shot, signIn, startE2eHub, watchForErrors, type E2eHub } from './hub.js';
 
 // The definition of done of issue "Admin UI": create an app (key shown once, copied), a user
 // and a group in the console, send a push with a real HTTP request (as curl would), inspect its
@@ -265,16 +265,39 @@ test('rotating the key shows the new one once; the old key gets 401', async () =
   expect(newKey).not.toBe(state.apiKey);
   await keyDialog.getByRole('button', { name: 'I have copied the key' }).click();
 
+  // The curl command the user page offers, run by a shell: the old key gets 401 (curl prints
+  // nothing), the new one 200 with the notification id.
+  await nav('Users');
+  await page.getByRole('link', { name: 'Alice' }).click();
+  await page.getByRole('button', { name: 'Copy curl command' }).click();
+  const snippet = String(await page.evaluate('navigator.clipboard.readText()'));
+  expect(snippet).toContain(`${e2e.url}/v1/push`);
+  expect(snippet).toContain(state.userKey!);
+  expect(await runCurlSnippet(snippet.replace('pk_YOUR_API_KEY', state.apiKey!))).toBe('');
+  expect(JSON.parse(await runCurlSnippet(snippet.replace('pk_YOUR_API_KEY', newKey)))).toEqual({ id: expect.any(String) });
   const old = await curlPush({ apiKey: state.apiKey!, userKey: state.userKey!, title: 'Old key', body: 'refused' });
   expect(old).toEqual({ status: 401, text: '' });
-  const fresh = await curlPush({ apiKey: newKey, userKey: state.userKey!, title: 'New key', body: 'accepted' });
-  expect(fresh.status).toBe(200);
 
   // Delete it: its key stops working too, the list is empty again.
+  await nav('Apps');
   await page.getByRole('button', { name: 'Delete Home Assistant' }).click();
   await page.getByRole('dialog', { name: 'Delete Home Assistant?' }).getByRole('button', { name: 'Delete app' }).click();
   await expect(page.getByRole('heading', { name: 'No apps yet' })).toBeVisible();
   expect((await curlPush({ apiKey: newKey, userKey: state.userKey!, title: 'x', body: 'y' })).status).toBe(401);
+});
+
+test('narrow screens and dark mode keep the console usable', async () => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await nav('Overview');
+  await expect(page.locator('.recharts-bar-rectangle').first()).toBeVisible();
+  await shot(page, '20-overview-dark');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await nav('Notifications');
+  await page.getByRole('link', { name: '🧺 Dryer finished' }).click();
+  await expect(page.getByRole('complementary', { name: 'Notification details' })).toBeVisible();
+  await shot(page, '21-notification-narrow');
+  await page.setViewportSize({ width: 1360, height: 860 });
 });
 
 test('no script errors or CSP violations on any page', async () => {

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,8 @@ export async function shot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(shotsDir, { recursive: true });
   await page.waitForLoadState('networkidle').catch(() => {});
   await expect(page.locator('.loading')).toHaveCount(0);
+  // Confirmations fade after a few seconds; a screenshot shows the page without them.
+  for (const dismiss of await page.getByRole('button', { name: 'Dismiss' }).all()) await dismiss.click({ timeout: 500 }).catch(() => {});
   // The sidebar is sticky: from the top, a full-page shot shows it where a person sees it.
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true, animations: 'disabled' });
@@ -73,4 +76,22 @@ export async function signIn(page: Page, url: string, password = ADMIN_PASSWORD,
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+}
+
+/**
+ * Runs a curl command copied from the console as a shell would, and returns what curl prints.
+ * Without a curl binary on the machine, sends the same request (URL and -d body of the snippet)
+ * with fetch.
+ */
+export async function runCurlSnippet(snippet: string): Promise<string> {
+  if (fs.existsSync('/usr/bin/curl')) {
+    return new Promise((resolve, reject) =>
+      execFile('bash', ['-c', snippet], { timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+  }
+  const url = /curl -s (\S+)/.exec(snippet)?.[1];
+  const body = /-d '([\s\S]*)'\s*$/.exec(snippet)?.[1];
+  if (!url || body === undefined) throw new Error(`not a curl snippet: ${snippet}`);
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  return res.text();
 }

@@ -110,7 +110,7 @@ function DetailView({ n, closeHref }: { n: Detail; closeHref?: string }) {
         <div>
           <dt>Id</dt>
           <dd>
-            <code>{n.id}</code>
+            <code className="break">{n.id}</code>
           </dd>
         </div>
       </dl>
