@@ -253,6 +253,22 @@ test('settings: the hub address, push credentials and limits', async () => {
   await shot(page, '19-settings');
 });
 
+test('an app’s page shows its key prefix, examples and recent notifications; unknown ids say so', async () => {
+  await nav('Apps');
+  await page.getByRole('link', { name: 'Home Assistant' }).click();
+  await expect(page.getByRole('heading', { name: 'Home Assistant', level: 1 })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Recent notifications' }).getByRole('listitem')).toHaveCount(5);
+  await expect(page.getByLabel('Send to')).toHaveValue(/^user:/);
+  await shot(page, '22-app-detail');
+
+  await page.goto(`${e2e.url}/users/no-such-user`);
+  await expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible();
+  await expect(page.getByRole('alert')).toContainText('no user has the id');
+  await shot(page, '23-user-not-found');
+  await page.goto(`${e2e.url}/notifications/01ZZZZZZZZZZZZZZZZZZZZZZZZ`);
+  await expect(page.getByRole('complementary', { name: 'Notification details' }).getByRole('heading', { name: 'Not found' })).toBeVisible();
+});
+
 test('rotating the key shows the new one once; the old key gets 401', async () => {
   await nav('Apps');
   await page.getByRole('button', { name: 'Rotate key of Home Assistant' }).click();

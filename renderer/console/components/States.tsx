@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { ApiError, errorMessage } from '../api';
 import { Icon, type IconName } from './Icon';
 
@@ -66,7 +66,7 @@ export function PageHeader({ title, description, actions, back }: {
   );
 }
 
-/** A titled card section. */
+/** A titled card section (a landmark region named by its title). */
 export function Section({ title, description, actions, children, id, className }: {
   title: ReactNode;
   description?: ReactNode;
@@ -75,11 +75,13 @@ export function Section({ title, description, actions, children, id, className }
   id?: string;
   className?: string;
 }) {
+  const auto = useId();
+  const titleId = `${id ?? auto}-title`;
   return (
-    <section className={className ? `card ${className}` : 'card'} aria-labelledby={id ? `${id}-title` : undefined}>
+    <section className={className ? `card ${className}` : 'card'} id={id} aria-labelledby={titleId}>
       <div className="card-header">
         <div>
-          <h2 id={id ? `${id}-title` : undefined}>{title}</h2>
+          <h2 id={titleId}>{title}</h2>
           {description && <p className="card-description">{description}</p>}
         </div>
         {actions && <div className="card-actions">{actions}</div>}
