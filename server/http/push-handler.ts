@@ -90,6 +90,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
  * @throws HubError 415 for any other content type, a charset other than UTF-8, or a content encoding.
  */
 export function pushMediaType(contentType: string | undefined, encoding: string | undefined): 'json' | 'form' {
+  // Media types and content codings are case-insensitive (RFC 9110 §8.3.1, §8.4.1).
   const [type = '', ...params] = (contentType ?? '').toLowerCase().split(';').map((s) => s.trim());
   const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
   const media = type === 'application/json' ? 'json' : type === 'application/x-www-form-urlencoded' ? 'form' : null;
@@ -99,7 +100,7 @@ export function pushMediaType(contentType: string | undefined, encoding: string 
       'send the fields as Content-Type: application/json or application/x-www-form-urlencoded',
     );
   }
-  if ((charset && charset !== 'utf-8' && charset !== 'utf8') || (encoding && encoding !== 'identity')) {
+  if ((charset && charset !== 'utf-8' && charset !== 'utf8') || (encoding && encoding.trim().toLowerCase() !== 'identity')) {
     throw new HubError('unsupported_media_type', 'send the body as UTF-8 without a content encoding');
   }
   return media;

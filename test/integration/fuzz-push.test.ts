@@ -611,7 +611,7 @@ describe('POST /v1/push with any input', () => {
     expect(expectErrorBody(missing)).toMatchObject({ code: 'missing_field', field: 'title' });
   });
 
-  it.fails('KNOWN BUG (push-handler.ts pushMediaType, not fixed here): Content-Encoding "IDENTITY" is answered 415', async () => {
+  it('takes Content-Encoding "IDENTITY" as the identity coding (was 415)', async () => {
     // RFC 9110 §8.4.1: content codings are case-insensitive, so this is the identity coding.
     const res = await post(JSON.stringify({ apiKey: keys.apiKey, userKey: keys.userKey, title: 't', body: 'b' }), 'application/json', [['content-encoding', 'IDENTITY']]);
     answer(res);

@@ -86,7 +86,13 @@ export function parseVapidSubject(raw: unknown): string {
     return fail('is not a URL (expected mailto:you@example.com or https://…)');
   }
   if (url.protocol === 'mailto:') {
-    if (!/^[^@\s]+@[^@\s]+$/.test(decodeURIComponent(url.pathname))) fail('mailto: needs an email address');
+    let address: string;
+    try {
+      address = decodeURIComponent(url.pathname);
+    } catch {
+      return fail('mailto: needs an email address');
+    }
+    if (!/^[^@\s]+@[^@\s]+$/.test(address)) fail('mailto: needs an email address');
   } else if (url.protocol === 'https:') {
     if (!url.hostname) fail('https: URL needs a host');
   } else {
