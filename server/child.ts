@@ -115,9 +115,7 @@ function answer(hub: Hub, method: string, params: Record<string, unknown>): unkn
   const { store } = hub;
   switch (method) {
     case 'status': {
-      // One indexed count; the store has no method for it yet (see the desktop issue's notes).
-      const pending = store.db.prepare("SELECT count(*) FROM deliveries WHERE status = 'pending'").pluck().get() as number;
-      return { pendingDeliveries: pending } satisfies ChildStatus;
+      return { pendingDeliveries: store.outbox.depth() } satisfies ChildStatus;
     }
     case 'receivers':
       return {

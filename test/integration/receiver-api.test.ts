@@ -254,3 +254,19 @@ describe('live stream (SSE)', () => {
     await stream.close();
   });
 });
+
+describe('stream devices of different accounts', () => {
+  it('keeps a stream client id per account: another receiver reusing it gets a device of its own', async () => {
+    const alice = receiver((await login()).json.token);
+    const mine = await alice('POST', '/devices', { name: 'Laptop', platform: 'desktop', channel: 'stream', token: 'my-laptop' });
+    await t.api('POST', '/api/users', { name: 'Mallory', username: 'mallory', password: 'mallory-password' });
+    const mallory = receiver((await login('mallory', 'mallory-password')).json.token);
+    const theirs = await mallory('POST', '/devices', { name: 'Stolen?', platform: 'desktop', channel: 'stream', token: 'my-laptop' });
+    expect(theirs.json.id).not.toBe(mine.json.id);
+    const me = await alice('GET', '/me');
+    expect(me.json.devices.map((d: { id: string; name: string }) => [d.id, d.name])).toEqual([[mine.json.id, 'Laptop']]);
+    // The same account registering the same id again updates its device.
+    const again = await alice('POST', '/devices', { name: 'Laptop 2', platform: 'desktop', channel: 'stream', token: 'my-laptop' });
+    expect(again.json.id).toBe(mine.json.id);
+  });
+});

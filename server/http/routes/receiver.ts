@@ -39,7 +39,7 @@ const historyQuery = z.object({
  * Checks a device registration per channel (issue "Delivery" / "Receiver API"): apns needs the
  * hex device token and may carry a topic; fcm needs the registration token; webpush needs the
  * PushSubscription JSON (its endpoint becomes the token); stream needs nothing, and a token it
- * sends is a stable client id that makes re-registering update the same device.
+ * sends is a stable client id (scoped to the account) that makes re-registering update the same device.
  */
 function toNewDevice(userId: string, body: z.infer<typeof deviceBody>): NewDevice {
   const base = { userId, name: body.name, platform: body.platform, channel: body.channel };
@@ -61,7 +61,9 @@ function toNewDevice(userId: string, body: z.infer<typeof deviceBody>): NewDevic
       return { ...base, token: subscription.endpoint, subscription };
     }
     case 'stream':
-      return { ...base, ...(body.token ? { token: body.token } : {}) };
+      // A stream client id is chosen by the client, not a secret like a push token: it is kept
+      // per account, so one receiver cannot take over another's device by reusing its id.
+      return { ...base, ...(body.token ? { token: `${userId}:${body.token}` } : {}) };
   }
 }
 
