@@ -15,7 +15,12 @@ let problems: string[];
 const state: { apiKey?: string; userKey?: string; stream?: Awaited<ReturnType<typeof openSse>> } = {};
 
 test.beforeAll(async ({ browser }) => {
-  e2e = await startE2eHub();
+  // Room in the app's rate limit for the paging test's burst of pushes.
+  e2e = await startE2eHub({
+    config: {
+      rateLimit: { perApp: { burst: 500, refill: 100, intervalMs: 1000 }, authFailures: { burst: 30, refill: 1, intervalMs: 60_000 } },
+    },
+  });
   const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   page = await context.newPage();
   problems = watchForErrors(page);
@@ -200,6 +205,20 @@ test('filters and search narrow the list', async () => {
   await page.getByLabel('User', { exact: true }).selectOption({ label: 'Bob' });
   await expect(page.getByRole('heading', { name: 'Nothing matches these filters' })).toBeVisible();
   await page.getByRole('button', { name: 'Clear filters' }).click();
+});
+
+test('older notifications load as the list scrolls (pages of 50)', async () => {
+  for (let i = 1; i <= 55; i++) {
+    expect((await curlPush({ apiKey: state.apiKey!, userKey: state.userKey!, title: `Sensor reading ${i}`, body: `${20 + (i % 5)} °C` })).status).toBe(200);
+  }
+  await nav('Notifications');
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  const rows = page.getByRole('table', { name: 'Notifications' }).getByRole('row');
+  await expect(rows).toHaveCount(51); // header + the first page
+  await page.locator('.list-footer').first().scrollIntoViewIfNeeded();
+  await expect(rows).toHaveCount(1 + 55 + 4);
+  await expect(page.getByText('That is all of them.')).toBeVisible();
+  await expect(page.getByRole('link', { name: '🚪 Front door' })).toBeVisible();
 });
 
 test('Send test runs the push pipeline for the app and follows the deliveries', async () => {
