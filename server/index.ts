@@ -123,6 +123,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
         host.wake();
       },
     });
+    const perApp = createKeyedLimiter(config.rateLimit.perApp, undefined, () => metrics.rateLimited.inc({ limiter: 'app' }));
     const app = createApp({
       config,
       store,
@@ -133,13 +134,14 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       streamHub,
       senders: host,
       wakeDispatcher: host.wake,
+      perApp,
     });
 
     // POST /v1/push takes a lean path ahead of Express (docs/decisions/0003-push-fast-path.md).
     const pushHandler = createPushHandler({
       store,
       pushService,
-      perApp: createKeyedLimiter(config.rateLimit.perApp, undefined, () => metrics.rateLimited.inc({ limiter: 'app' })),
+      perApp,
       authFailures: createKeyedLimiter(config.rateLimit.authFailures, undefined, () => metrics.rateLimited.inc({ limiter: 'auth' })),
       bodyLimitBytes: config.bodyLimitBytes,
       maxOutboxDepth: config.delivery.maxOutboxDepth,

@@ -17,7 +17,6 @@ import { hostGuard, originGuard } from './middleware/security.js';
 import { createAdminRoutes } from './routes/admin.js';
 import { createAuthRoutes, type SetupState } from './routes/auth.js';
 import { createConsoleApiRoutes, createConsoleRoutes, findRendererDir } from './routes/console.js';
-import { createPushRoutes } from './routes/push.js';
 import { createReceiverRoutes } from './routes/receiver.js';
 import { createSettingsRoutes } from './routes/settings.js';
 import { createStatsRoutes } from './routes/stats.js';
@@ -45,7 +44,7 @@ export interface AppDeps {
 }
 
 /**
- * Builds the hub's Express app: `/v1/push` (the spec), `/api/*` (admin API), `/healthz`,
+ * Builds the hub's Express app: `/api/*` (admin and receiver APIs), `/healthz`,
  * the first-run `/setup` page, the console at `/` (built renderer), security headers and a
  * strict CSP on every answer, a `Host` allowlist (DNS rebinding), an `Origin` check on
  * state-changing `/api` requests (CSRF) and one error renderer.
@@ -102,18 +101,6 @@ export function createApp(deps: AppDeps): Express {
     }
   });
 
-  // One bucket per app, shared by /v1/push and the console's test push.
-  const perApp = deps.perApp ?? createKeyedLimiter(config.rateLimit.perApp);
-  app.use(
-    createPushRoutes({
-      store,
-      pushService,
-      perApp,
-      authFailures: createKeyedLimiter(config.rateLimit.authFailures),
-      bodyLimitBytes: config.bodyLimitBytes,
-    }),
-  );
-
   app.use('/api', originGuard(config));
   app.use('/api', express.json({ limit: config.bodyLimitBytes }));
   const loginFailures = createKeyedLimiter(config.rateLimit.authFailures);
@@ -135,7 +122,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', requireSession(store, 'admin'));
   app.use('/api/settings', createSettingsRoutes({ store, senders: deps.senders }));
   app.use('/api', createAdminRoutes({ store }));
-  app.use('/api', createTestPushRoutes({ store, pushService, perApp }));
+  // One bucket per app, shared with /v1/push (answered ahead of Express, see push-handler.ts).
+  app.use('/api', createTestPushRoutes({ store, pushService, perApp: deps.perApp ?? createKeyedLimiter(config.rateLimit.perApp) }));
   app.use('/api', createStatsRoutes({ store, clock: deps.clock }));
   app.use(['/api', '/v1'], notFound);
   app.use(errorHandler(logger));

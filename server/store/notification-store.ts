@@ -214,21 +214,28 @@ export function createNotificationStore(db: Db) {
     list(q: ListNotificationsQuery): { items: NotificationRecord[]; next: string | null } {
       const where: string[] = [];
       const params: Record<string, unknown> = { limit: q.limit + 1 };
+      // Filtered by user, the query walks that user's recipient rows (primary key user_id,
+      // notification_id) newest first, instead of collecting all of them on every page.
+      const byUser = q.userId !== undefined;
+      const idColumn = byUser ? 'r.notification_id' : 'n.id';
+      if (byUser) {
+        where.push('r.user_id = @userId');
+        params.userId = q.userId;
+      }
       if (q.before !== undefined) {
-        where.push('n.id < @before');
+        where.push(`${idColumn} < @before`);
         params.before = q.before;
       }
       if (q.appId !== undefined) {
         where.push('n.app_id = @appId');
         params.appId = q.appId;
       }
-      if (q.userId !== undefined) {
-        where.push('n.id IN (SELECT notification_id FROM notification_recipients WHERE user_id = @userId)');
-        params.userId = q.userId;
-      }
-      const sql = `SELECT n.*, ${SUMMARY_COLUMNS} FROM notifications n
+      const from = byUser
+        ? 'notification_recipients r JOIN notifications n ON n.id = r.notification_id'
+        : 'notifications n';
+      const sql = `SELECT n.*, ${SUMMARY_COLUMNS} FROM ${from}
                    ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-                   ORDER BY n.id DESC LIMIT @limit`;
+                   ORDER BY ${idColumn} DESC LIMIT @limit`;
       const rows = db.prepare<[Record<string, unknown>], NotificationRow>(sql).all(params);
       const more = rows.length > q.limit;
       const items = rows.slice(0, q.limit).map(toRecord);

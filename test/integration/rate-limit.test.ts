@@ -79,3 +79,23 @@ describe('per-IP limit on failed authentication', () => {
     expect(notifications()).toBe(1);
   });
 });
+
+describe('shared bucket', () => {
+  it('counts the console test push and /v1/push against the same per-app limit', async () => {
+    t = await startTestHub({
+      config: {
+        rateLimit: {
+          perApp: { burst: 2, refill: 1, intervalMs: 60_000 },
+          authFailures: { burst: 30, refill: 1, intervalMs: 60_000 },
+        },
+      },
+    });
+    const keys = await seed(t);
+    for (let i = 0; i < 2; i++) {
+      expect((await t.push({ apiKey: keys.apiKey, userKey: keys.userKey, title: 'x', body: 'y' })).status).toBe(200);
+    }
+    const test = await t.api('POST', `/api/apps/${keys.appId}/test-push`, { userKey: keys.userKey, title: 'x', body: 'y' });
+    expect(test.status).toBe(429);
+    expect(test.json.error.code).toBe('rate_limited');
+  });
+});
