@@ -56,6 +56,15 @@ export const configSchema = z.object({
       requestTimeoutMs: z.number().int().positive().default(10_000),
       /** Sends in flight at once, per channel. */
       concurrency: z.number().int().positive().default(64),
+      /** Per-channel overrides: APNs multiplexes many streams per HTTP/2 connection (decision 0004). */
+      channelConcurrency: z
+        .object({
+          apns: z.number().int().positive().optional(),
+          fcm: z.number().int().positive().optional(),
+          webpush: z.number().int().positive().optional(),
+          stream: z.number().int().positive().optional(),
+        })
+        .default({ apns: 1000 }),
       /** First retry delay (ms); doubles each attempt, with jitter, up to maxBackoffMs. */
       baseBackoffMs: z.number().int().positive().default(2000),
       maxBackoffMs: z.number().int().positive().default(3600 * 1000),
@@ -66,6 +75,7 @@ export const configSchema = z.object({
       maxAgeMs: 24 * 3600 * 1000,
       requestTimeoutMs: 10_000,
       concurrency: 64,
+      channelConcurrency: { apns: 1000 },
       baseBackoffMs: 2000,
       maxBackoffMs: 3600 * 1000,
       maxOutboxDepth: 1_000_000,

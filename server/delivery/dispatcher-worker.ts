@@ -16,7 +16,10 @@ const data = workerData as DispatcherWorkerData;
 const post = (m: FromWorker) => port.postMessage(m);
 
 const logger = pino({ level: data.logLevel, base: { component: 'dispatcher' } }, pino.destination(2));
-const db = openDatabase(data.dataDir, { synchronous: data.synchronous, busyTimeoutMs: data.busyTimeoutMs });
+// Outcomes are written without an fsync per commit (synchronous=NORMAL in WAL mode): after a
+// power loss the last outcomes may be lost, and those deliveries are sent again (at-least-once).
+// Accepted pushes stay durable: the HTTP thread commits them with the configured FULL.
+const db = openDatabase(data.dataDir, { synchronous: 'NORMAL', busyTimeoutMs: data.busyTimeoutMs });
 const store = createStore(db, systemClock);
 
 let nextRequestId = 1;

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { channels, type Channel } from '../store/device-store.js';
-import type { DueDelivery, OutboxStore } from '../store/outbox-store.js';
+import type { DueCursor, DueDelivery, OutboxStore } from '../store/outbox-store.js';
 import type { PushSender, SendOutcome } from './types.js';
 
 /** Retry and concurrency settings of the dispatcher (config `delivery`). Times in ms. */
 export interface DispatcherOptions {
-  /** Sends in flight at once, per channel. */
+  /** Sends in flight at once, per channel (unless `channelConcurrency` says otherwise for it). */
   concurrency: number;
+  /** Per-channel overrides of `concurrency` (APNs multiplexes ~1000 streams; see decision 0004). */
+  channelConcurrency?: Partial<Record<Channel, number>>;
   /** A delivery not done this long after its notification was accepted ends `expired`. */
   maxAgeMs: number;
   /** First retry delay; doubled per attempt, capped at maxBackoffMs, with jitter. */
@@ -67,6 +69,7 @@ export function createDispatcher(deps: {
   let timer: NodeJS.Timeout | undefined;
   let pumpQueued = false;
   let lastPumpAt = -Infinity;
+  const cursors = new Map<Channel, DueCursor>();
 
   const record = (due: DueDelivery, outcome: SendOutcome) => {
     const { job } = due;
@@ -162,11 +165,17 @@ export function createDispatcher(deps: {
       const now = clock.now();
       for (const channel of channels) {
         const flying = inFlight.get(channel)!;
-        const free = options.concurrency - flying.size;
+        const free = (options.channelConcurrency?.[channel] ?? options.concurrency) - flying.size;
         if (free <= 0) continue;
         const sender = deps.senderFor(channel);
         let started = 0;
-        for (const due of outbox.due(channel, now, free + flying.size)) {
+        // Read on from where the last read stopped, so the rows in flight are not read again;
+        // at the end of the due rows start over (to pick up retries that came due meanwhile).
+        const after = cursors.get(channel);
+        const rows = outbox.due(channel, now, free, after);
+        if (rows.length < free) cursors.delete(channel);
+        else cursors.set(channel, rows.at(-1)!.cursor);
+        for (const due of rows) {
           if (started >= free) break;
           if (flying.has(due.job.deliveryId)) continue;
           if (settleWithoutSending(due, sender, now)) continue;

@@ -5,6 +5,7 @@ import type { DeliveryJob } from '../delivery/types.js';
 interface DueRow {
   id: number;
   attempts: number;
+  due_at: number;
   n_id: string;
   title: string;
   body: string;
@@ -22,9 +23,17 @@ interface DueRow {
   deactivated_at: number | null;
 }
 
+/** A position in the outbox's due order (next_attempt_at, id): where the last read stopped. */
+export interface DueCursor {
+  at: number;
+  id: number;
+}
+
 /** A due delivery with what the dispatcher needs besides the job itself. */
 export interface DueDelivery {
   job: DeliveryJob;
+  /** Its place in the due order, to continue reading after it. */
+  cursor: DueCursor;
   /** When its notification was accepted (ms): the age limit counts from here. */
   acceptedAt: number;
   /** The device was deactivated after this delivery was queued. */
@@ -40,16 +49,19 @@ export type OutboxStore = ReturnType<typeof createOutboxStore>;
 
 /** Builds the outbox store over an open database. */
 export function createOutboxStore(db: Db) {
-  const selectDue = db.prepare<[Channel, number, number], DueRow>(
-    `SELECT d.id, d.attempts, n.id AS n_id, n.title, n.body, n.emoji, n.image, n.url, n.created_at AS n_created_at,
-            v.id AS device_id, v.user_id, v.platform, v.channel, v.token, v.topic, v.subscription, v.deactivated_at
+  const dueSql = (afterCursor: boolean) =>
+    `SELECT d.id, d.attempts, d.next_attempt_at AS due_at, n.id AS n_id, n.title, n.body, n.emoji, n.image, n.url,
+            n.created_at AS n_created_at, v.id AS device_id, v.user_id, v.platform, v.channel, v.token, v.topic,
+            v.subscription, v.deactivated_at
        FROM deliveries d
        JOIN notifications n ON n.id = d.notification_id
        JOIN devices v ON v.id = d.device_id
-      WHERE d.status = 'pending' AND d.channel = ? AND d.next_attempt_at <= ?
+      WHERE d.status = 'pending' AND d.channel = @channel AND d.next_attempt_at <= @now
+            ${afterCursor ? 'AND (d.next_attempt_at, d.id) > (@afterAt, @afterId)' : ''}
       ORDER BY d.next_attempt_at, d.id
-      LIMIT ?`,
-  );
+      LIMIT @limit`;
+  const selectDue = db.prepare<[Record<string, unknown>], DueRow>(dueSql(false));
+  const selectDueAfter = db.prepare<[Record<string, unknown>], DueRow>(dueSql(true));
   const countPending = db.prepare<[], number>("SELECT count(*) FROM deliveries WHERE status = 'pending'").pluck();
   const selectNextDue = db
     .prepare<[], number | null>("SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'")
@@ -87,9 +99,16 @@ export function createOutboxStore(db: Db) {
     transaction(fn: () => void): void {
       db.transaction(fn)();
     },
-    /** Up to `limit` pending deliveries of `channel` due at `now` (ms), oldest due first. */
-    due(channel: Channel, now: number, limit: number): DueDelivery[] {
-      return selectDue.all(channel, now, limit).map((r) => ({
+    /**
+     * Up to `limit` pending deliveries of `channel` due at `now` (ms), oldest due first; with
+     * `after`, only those past that cursor (so rows already handed out are not read again).
+     */
+    due(channel: Channel, now: number, limit: number, after?: DueCursor): DueDelivery[] {
+      const rows = after
+        ? selectDueAfter.all({ channel, now, limit, afterAt: after.at, afterId: after.id })
+        : selectDue.all({ channel, now, limit });
+      return rows.map((r) => ({
+        cursor: { at: r.due_at, id: r.id },
         acceptedAt: r.n_created_at,
         deviceDeactivated: r.deactivated_at !== null,
         job: {

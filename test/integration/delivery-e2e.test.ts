@@ -32,7 +32,7 @@ async function startHubWithFakes(dataDir?: string) {
       apnsOrigin: apns.origin,
       fcmOrigin: fcm.origin,
       extraCaFile: testCertificate().certFile,
-      delivery: { maxAgeMs: 24 * 3600_000, requestTimeoutMs: 500, concurrency: 16, baseBackoffMs: 50, maxBackoffMs: 200, maxOutboxDepth: 1_000_000 },
+      delivery: { maxAgeMs: 24 * 3600_000, requestTimeoutMs: 500, concurrency: 16, channelConcurrency: {}, baseBackoffMs: 50, maxBackoffMs: 200, maxOutboxDepth: 1_000_000 },
     },
   });
 }

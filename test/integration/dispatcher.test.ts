@@ -195,6 +195,34 @@ describe('dispatcher', () => {
     expect(peak).toBe(options.concurrency);
   });
 
+  it('reads on past the deliveries in flight, and a channel may have its own concurrency', async () => {
+    await dispatcher.stop();
+    dispatcher = createDispatcher({
+      outbox: store.outbox,
+      senderFor: (c) => senders[c] ?? null,
+      clock,
+      logger: pino({ level: 'silent' }),
+      options: { ...options, channelConcurrency: { apns: 2 } },
+      random: () => 1,
+    });
+    for (let i = 0; i < 6; i++) addApnsDevice((i + 1).toString(16).repeat(64));
+    const release: Array<() => void> = [];
+    apns.answer(() => new Promise<SendOutcome>((r) => release.push(() => r({ kind: 'delivered' }))));
+    dispatcher.start();
+    const { id } = send();
+    await waitFor(() => release.length === 2);
+    await new Promise((r) => setTimeout(r, 60)); // several pumps: still only 2 in flight, no job sent twice
+    expect(apns.jobs).toHaveLength(2);
+    while (apns.jobs.length < 6 || release.length) {
+      release.splice(0).forEach((r) => r());
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await waitFor(
+      () => (store.db.prepare("SELECT count(*) FROM deliveries WHERE notification_id = ? AND status = 'delivered'").pluck().get(id) as number) === 6,
+    );
+    expect(new Set(apns.jobs.map((j) => j.deliveryId)).size).toBe(6);
+  });
+
   it('sends what was pending before it started (restart: at-least-once)', async () => {
     addApnsDevice();
     const { id } = send();

@@ -74,7 +74,7 @@ describe('backpressure', () => {
   it('refuses pushes with 503 and Retry-After while the outbox is deeper than configured, and accepts them once it drains', async () => {
     t = await startTestHub({
       config: {
-        delivery: { maxAgeMs: 86_400_000, requestTimeoutMs: 1000, concurrency: 8, baseBackoffMs: 1000, maxBackoffMs: 60_000, maxOutboxDepth: 3 },
+        delivery: { maxAgeMs: 86_400_000, requestTimeoutMs: 1000, concurrency: 8, channelConcurrency: {}, baseBackoffMs: 1000, maxBackoffMs: 60_000, maxOutboxDepth: 3 },
       },
     });
     const keys = await seed(t);
