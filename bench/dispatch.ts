@@ -171,7 +171,7 @@ async function hubRun(
     ...hubEnv,
     PUSHHUB_APNS_ORIGIN: fake.url,
     PUSHHUB_EXTRA_CA_FILE: caFile,
-    PUSHHUB_CONFIG: writeHubConfig(dataDir, { delivery: { concurrency } }),
+    PUSHHUB_CONFIG: writeHubConfig(dataDir, { delivery: { concurrency, channelConcurrency: { apns: concurrency } } }),
   };
   const profArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const server = await startProcess([...profArgs, ...hubArgs(dataDir)], env, hubCores);

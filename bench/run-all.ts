@@ -1,4 +1,4 @@
-// Runs the benchmarks of issue 7 in sequence — ingest (1), fan-out (2), dispatch (3), memory (5)
+// Runs the benchmarks of issue 7 in sequence — ingest (1), fan-out (2), dispatch (3), ingest while dispatching (4), memory (5)
 // — and prints one summary: every ratio or figure next to its target, PASS or FAIL. A benchmark
 // that throws is reported as FAIL and the others still run. Results go to bench/results/*.json,
 // the summary to bench/results/summary.json.
@@ -8,6 +8,7 @@
 import { runDispatch } from './dispatch.js';
 import { runFanout } from './fanout.js';
 import { runIngest } from './ingest.js';
+import { runIngestDispatch } from './ingest-dispatch.js';
 import { hubCliArgs, printChecks, secondsArg, writeResult, type Check } from './lib.js';
 import { runMemory } from './memory.js';
 
@@ -19,6 +20,7 @@ const benchmarks: Array<[string, (s: number) => Promise<Check[]>]> = [
   ['ingest', runIngest],
   ['fanout', runFanout],
   ['dispatch', runDispatch],
+  ['ingest-dispatch', runIngestDispatch],
   ['memory', runMemory],
 ];
 
