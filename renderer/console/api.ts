@@ -269,4 +269,6 @@ export const api = {
   deleteFcm: () => request<void>('DELETE', '/api/settings/fcm'),
   webpush: () => request<WebPushSettings>('GET', '/api/settings/webpush'),
   saveWebpush: (subject: string) => request<WebPushSettings>('PUT', '/api/settings/webpush', { subject }),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<void>('POST', '/api/auth/password', { ...(currentPassword ? { currentPassword } : {}), newPassword }),
 };

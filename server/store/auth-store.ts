@@ -23,6 +23,8 @@ export function createAuthStore(db: Db, clock: Clock) {
   const selectAdmin = db.prepare<[string], { id: string; username: string; password_hash: string; created_at: number }>(
     'SELECT * FROM admins WHERE username = ?',
   );
+  const updateAdminPassword = db.prepare('UPDATE admins SET password_hash = ? WHERE id = ?');
+  const selectAdminById = db.prepare<[string], { password_hash: string }>('SELECT password_hash FROM admins WHERE id = ?');
   const selectFirstAdmin = db.prepare<[], { id: string; username: string; created_at: number }>(
     'SELECT id, username, created_at FROM admins ORDER BY created_at, id LIMIT 1',
   );
@@ -52,6 +54,14 @@ export function createAuthStore(db: Db, clock: Clock) {
     findAdmin(username: string): { admin: AdminRecord; passwordHash: string } | undefined {
       const row = selectAdmin.get(username);
       return row && { admin: { id: row.id, username: row.username, createdAt: row.created_at }, passwordHash: row.password_hash };
+    },
+    /** The stored password hash of an operator account, or undefined. */
+    adminPasswordHash(id: string): string | undefined {
+      return selectAdminById.get(id)?.password_hash;
+    },
+    /** Replaces an operator's password hash. */
+    setAdminPassword(id: string, passwordHash: string): void {
+      updateAdminPassword.run(passwordHash, id);
     },
     /** The oldest operator account (the local operator of a desktop hub). */
     firstAdmin(): AdminRecord | undefined {

@@ -58,6 +58,27 @@ describe('sign-in', () => {
   });
 });
 
+describe('password change', () => {
+  it('needs the current password, and then the new one signs in', async () => {
+    const t = await startTestHub();
+    try {
+      const wrong = await t.api('POST', '/api/auth/password', { currentPassword: 'not it', newPassword: 'a new password' });
+      expect(wrong.status).toBe(400);
+      expect(wrong.json.error.field).toBe('currentPassword');
+      const missing = await t.api('POST', '/api/auth/password', { newPassword: 'a new password' });
+      expect(missing.status).toBe(400);
+      const weak = await t.api('POST', '/api/auth/password', { currentPassword: ADMIN_PASSWORD, newPassword: 'short' });
+      expect(weak.json.error.field).toBe('newPassword');
+      const ok = await t.api('POST', '/api/auth/password', { currentPassword: ADMIN_PASSWORD, newPassword: 'a new password' });
+      expect(ok.status).toBe(204);
+      expect((await post(`${t.url}/api/auth/login`, { username: 'admin', password: ADMIN_PASSWORD })).status).toBe(401);
+      expect((await post(`${t.url}/api/auth/login`, { username: 'admin', password: 'a new password' })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('first-run setup', () => {
   let hub: Hub;
   beforeEach(async () => {
@@ -294,6 +315,14 @@ describe('desktop local sign-in', () => {
       expect((await fetch(`${hub.url}/api/apps`, { headers: { cookie } })).status).toBe(200);
       // A fresh desktop hub needs no setup page: the local operator is the admin.
       expect((await fetch(hub.setupUrl!)).status).toBe(410);
+      // The desktop's admin has a random password: the local session may set one without it.
+      const set = await fetch(`${hub.url}/api/auth/password`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ newPassword: 'chosen by me' }),
+      });
+      expect(set.status).toBe(204);
+      expect((await post(`${hub.url}/api/auth/login`, { username: 'admin', password: 'chosen by me' })).status).toBe(200);
       expect((await fetch(`${hub.url}/auth/local?token=${token}`, { redirect: 'manual' })).status).toBe(401);
     } finally {
       await hub.close();

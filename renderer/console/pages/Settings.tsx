@@ -19,6 +19,7 @@ export function SettingsPage() {
       <ApnsSection />
       <FcmSection />
       <WebPushSection />
+      <AccountSection />
       <Limits />
     </div>
   );
@@ -401,6 +402,53 @@ function WebPushForm({ current, onSaved }: { current: WebPushSettings; onSaved: 
       </div>
       <SaveBar busy={busy} error={error} saved={saved} />
     </form>
+  );
+}
+
+/** The operator's own password (a desktop hub's account starts with a random one). */
+function AccountSection() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const currentId = useId();
+  const nextId = useId();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      await api.changePassword(current, next);
+      setCurrent('');
+      setNext('');
+      setSaved(true);
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Section title="Your account" description="Change the password you sign in to this console with.">
+      <form className="form" onSubmit={submit}>
+        <div className="field">
+          <label className="field-label" htmlFor={currentId}>
+            Current password
+          </label>
+          <input id={currentId} type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+          <span className="field-hint">Leave empty in the desktop app if you never set one.</span>
+        </div>
+        <div className="field">
+          <label className="field-label" htmlFor={nextId}>
+            New password
+          </label>
+          <input id={nextId} type="password" autoComplete="new-password" minLength={8} required value={next} onChange={(e) => setNext(e.target.value)} />
+        </div>
+        <SaveBar busy={busy} error={error} saved={saved} />
+      </form>
+    </Section>
   );
 }
 

@@ -16,6 +16,10 @@ export interface SetupState {
 }
 
 const loginBody = z.object({ username: z.string().min(1), password: z.string().min(1) });
+const passwordBody = z.object({
+  currentPassword: z.string().optional(),
+  newPassword: z.string().min(MIN_PASSWORD_LENGTH, `at least ${MIN_PASSWORD_LENGTH} characters`).max(1024),
+});
 const setupBody = z.object({
   token: z.string().min(1),
   username,
@@ -57,6 +61,9 @@ export function createAuthRoutes({ store, setup, loginFailures, localLogin }: {
   localLogin: { token: string | null };
 }): Router {
   const router = Router();
+  // Sessions started by the desktop app's local sign-in (this process only): they may set a
+  // password without knowing the current one, which the desktop generated at random.
+  const localSessions = new Set<string>();
 
   /**
    * `GET /auth/local?token=…`: the desktop window's way in. The token, handed from the Electron
@@ -76,7 +83,9 @@ export function createAuthRoutes({ store, setup, loginFailures, localLogin }: {
     }
     const admin = store.auth.firstAdmin();
     if (!admin) throw new HubError('internal', 'no admin account');
-    setSessionCookie(req, res, store.auth.createSession('admin', admin.id, SESSION_TTL_MS));
+    const session = store.auth.createSession('admin', admin.id, SESSION_TTL_MS);
+    localSessions.add(session);
+    setSessionCookie(req, res, session);
     res.redirect(303, '/');
   });
 
@@ -142,6 +151,26 @@ export function createAuthRoutes({ store, setup, loginFailures, localLogin }: {
   router.post('/api/auth/logout', requireSession(store, 'admin'), (_req, res) => {
     store.auth.endSession(res.locals.sessionToken as string);
     clearSessionCookie(res);
+    res.status(204).end();
+  });
+
+  /**
+   * `POST /api/auth/password {currentPassword, newPassword}`: changes the signed-in operator's
+   * password. The current one is required, except in a session the desktop app's local sign-in
+   * started. @throws HubError 400 when the current password is wrong or the new one too short.
+   */
+  router.post('/api/auth/password', requireSession(store, 'admin'), async (req, res) => {
+    const body = parseBody(passwordBody, req.body);
+    const adminId = res.locals.subjectId as string;
+    const local = localSessions.has(res.locals.sessionToken as string);
+    if (!local) {
+      const stored = store.auth.adminPasswordHash(adminId);
+      if (!body.currentPassword || !stored || !(await verifyPassword(stored, body.currentPassword))) {
+        // 400, not 401: the session itself is fine, and a 401 would sign the console out.
+        throw new HubError('invalid_field', 'currentPassword: the current password is wrong', { field: 'currentPassword' });
+      }
+    }
+    store.auth.setAdminPassword(adminId, await hashPassword(body.newPassword));
     res.status(204).end();
   });
 
