@@ -7,7 +7,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { newSessionToken } from './domain/keys.js';
 import { hashPassword } from './domain/passwords.js';
 import { createPushService } from './domain/push-service.js';
-import { createApp } from './http/app.js';
+import { clientAddressFrom, createApp } from './http/app.js';
 import { createKeyedLimiter } from './http/middleware/rate-limit.js';
 import { createPushHandler, isPushRequest } from './http/push-handler.js';
 import type { SetupState } from './http/routes/auth.js';
@@ -147,6 +147,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       maxOutboxDepth: config.delivery.maxOutboxDepth,
       logger: logger.child({ component: 'push' }),
       onAnswer: (status) => metrics.pushes.inc({ status: String(status) }),
+      ...(config.trustProxy ? { clientAddress: clientAddressFrom(config.trustProxy) } : {}),
     });
     const metricsHandler = createMetricsHandler({ metrics, store, metricsToken: config.metricsToken });
     const server = http.createServer((req, res) => {

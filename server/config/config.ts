@@ -28,6 +28,13 @@ export const configSchema = z.object({
    * the `Host` header. Default: the listen address.
    */
   publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * Which proxies to believe about the client's address (X-Forwarded-For), as Express's
+   * `trust proxy` setting: e.g. `loopback` behind a reverse proxy on the same machine, or a
+   * list of addresses/subnets (PUSHHUB_TRUST_PROXY). Default: none, the socket's address counts.
+   * Rate limits per client address depend on it.
+   */
+  trustProxy: z.string().min(1).optional(),
   /** A bearer token that may read GET /metrics without an admin session (PUSHHUB_METRICS_TOKEN). */
   metricsToken: z.string().min(16).optional(),
   /** A one-time token that signs the local operator in (PUSHHUB_LOCAL_LOGIN_TOKEN; the desktop app sets it). */
@@ -149,7 +156,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * Environment: PUSHHUB_HOST, PUSHHUB_PORT, PUSHHUB_DATA_DIR, PUSHHUB_ADMIN_PASSWORD,
  * PUSHHUB_LOG_LEVEL, PUSHHUB_RATE_LIMIT_BURST, PUSHHUB_RATE_LIMIT_PER_SECOND, PUSHHUB_APNS_ORIGIN,
  * PUSHHUB_FCM_ORIGIN, PUSHHUB_EXTRA_CA_FILE, PUSHHUB_PUBLIC_URL, PUSHHUB_LOCAL_LOGIN_TOKEN,
- * PUSHHUB_MAX_OUTBOX_DEPTH, PUSHHUB_METRICS_TOKEN.
+ * PUSHHUB_MAX_OUTBOX_DEPTH, PUSHHUB_METRICS_TOKEN, PUSHHUB_TRUST_PROXY.
  *
  * @throws ConfigError naming each invalid setting.
  */
@@ -182,6 +189,7 @@ export function loadConfig({ flags = {}, env = {}, file = {} }: LoadConfigInput)
   set('publicUrl', env.PUSHHUB_PUBLIC_URL);
   set('localLoginToken', env.PUSHHUB_LOCAL_LOGIN_TOKEN);
   set('metricsToken', env.PUSHHUB_METRICS_TOKEN);
+  set('trustProxy', env.PUSHHUB_TRUST_PROXY);
   set('apnsOrigin', env.PUSHHUB_APNS_ORIGIN);
   const depth = intFrom(env.PUSHHUB_MAX_OUTBOX_DEPTH, 'PUSHHUB_MAX_OUTBOX_DEPTH');
   if (depth !== undefined) merged.delivery = { ...(isObject(merged.delivery) ? merged.delivery : {}), maxOutboxDepth: depth };

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type Express } from 'express';
+import proxyaddr from 'proxy-addr';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -17,6 +19,8 @@ import { hostGuard, originGuard } from './middleware/security.js';
 import { createAdminRoutes } from './routes/admin.js';
 import { createAuthRoutes, type SetupState } from './routes/auth.js';
 import { createConsoleApiRoutes, createConsoleRoutes, findRendererDir } from './routes/console.js';
+import { createEmojiRoutes } from './routes/emoji.js';
+import { createPairingAdminRoutes, createPairingReceiverRoutes } from './routes/pairing.js';
 import { createReceiverRoutes } from './routes/receiver.js';
 import { createSettingsRoutes } from './routes/settings.js';
 import { createStatsRoutes } from './routes/stats.js';
@@ -43,6 +47,21 @@ export interface AppDeps {
   perApp?: KeyedLimiter;
 }
 
+/** PUSHHUB_TRUST_PROXY as Express and proxy-addr take it: a hop count, or names/addresses/subnets. */
+export function trustProxyValue(setting: string): number | string[] {
+  return /^\d+$/.test(setting) ? Number(setting) : setting.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * The client's address as Express's `req.ip` computes it for the same setting (proxy-addr),
+ * for the parts of the hub answered ahead of Express.
+ */
+export function clientAddressFrom(setting: string): (req: IncomingMessage) => string {
+  const value = trustProxyValue(setting);
+  const trust = typeof value === 'number' ? (_addr: string, hop: number) => hop < value : proxyaddr.compile(value);
+  return (req) => proxyaddr(req, trust);
+}
+
 /**
  * Builds the hub's Express app: `/api/*` (admin and receiver APIs), `/healthz`,
  * the first-run `/setup` page, the console at `/` (built renderer), security headers and a
@@ -53,6 +72,8 @@ export function createApp(deps: AppDeps): Express {
   const { config, store, pushService, logger, setup } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // Behind a reverse proxy, req.ip is the client's address only when the proxy is trusted.
+  if (config.trustProxy) app.set('trust proxy', trustProxyValue(config.trustProxy));
   app.use(
     helmet({
       // The hub usually serves plain HTTP on a LAN: forcing https would lock the operator out.
@@ -104,6 +125,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', originGuard(config));
   app.use('/api', express.json({ limit: config.bodyLimitBytes }));
   const loginFailures = createKeyedLimiter(config.rateLimit.authFailures);
+  // Pairing links sign a device in without a session: ahead of the receiver routes' session check.
+  app.use('/api/receiver', createPairingReceiverRoutes({ store, loginFailures }));
   app.use(
     '/api/receiver',
     createReceiverRoutes({
@@ -117,11 +140,14 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use('/api/console', createConsoleApiRoutes({ config, store, setup }));
+  // Emoji images for notification icons (the web receiver's service worker, native apps).
+  app.use('/emoji', createEmojiRoutes());
   app.use(createConsoleRoutes({ dir: deps.rendererDir === undefined ? findRendererDir() : deps.rendererDir }));
   app.use(createAuthRoutes({ store, setup, loginFailures, localLogin: { token: config.localLoginToken ?? null } }));
   app.use('/api', requireSession(store, 'admin'));
   app.use('/api/settings', createSettingsRoutes({ store, senders: deps.senders }));
   app.use('/api', createAdminRoutes({ store }));
+  app.use('/api', createPairingAdminRoutes({ store, config }));
   // One bucket per app, shared with /v1/push (answered ahead of Express, see push-handler.ts).
   app.use('/api', createTestPushRoutes({ store, pushService, perApp: deps.perApp ?? createKeyedLimiter(config.rateLimit.perApp) }));
   app.use('/api', createStatsRoutes({ store, clock: deps.clock }));

@@ -23,6 +23,8 @@ export interface PushHandlerDeps {
   logger: Logger;
   /** Counts answers by status. */
   onAnswer?: (status: number) => void;
+  /** The client's address (the socket's, or X-Forwarded-For from a trusted proxy). */
+  clientAddress?: (req: IncomingMessage) => string;
 }
 
 /** How stale the outbox depth used for backpressure may be (ms): counting costs O(depth). */
@@ -159,7 +161,7 @@ export function createPushHandler(deps: PushHandlerDeps) {
     const app = typeof apiKey === 'string' && API_KEY_PATTERN.test(apiKey) ? deps.store.apps.findByApiKey(apiKey) : undefined;
     if (!app) {
       // A valid key is never refused by this limiter: it only slows down whoever keeps failing.
-      const limited = deps.authFailures.take(req.socket.remoteAddress ?? 'unknown');
+      const limited = deps.authFailures.take(deps.clientAddress?.(req) ?? req.socket.remoteAddress ?? 'unknown');
       if (!limited.ok) {
         throw new HubError('rate_limited', 'too many failed authentications from this address', {
           retryAfterSeconds: limited.retryAfterSeconds,

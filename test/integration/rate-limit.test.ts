@@ -99,3 +99,40 @@ describe('shared bucket', () => {
     expect(test.json.error.code).toBe('rate_limited');
   });
 });
+
+describe('behind a reverse proxy', () => {
+  const wrongKey = (from: string) =>
+    fetch(`${t.url}/v1/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: JSON.stringify({ apiKey: 'pk_' + 'Q'.repeat(32), userKey: 'uk_x', title: 'x', body: 'y' }),
+    });
+  const wrongLogin = (from: string) =>
+    fetch(`${t.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+      body: JSON.stringify({ username: 'admin', password: 'wrong' }),
+    });
+  const limits = {
+    perApp: { burst: 60, refill: 10, intervalMs: 1000 },
+    authFailures: { burst: 2, refill: 1, intervalMs: 60_000 },
+  };
+
+  it('counts failures per forwarded client address when the proxy is trusted', async () => {
+    t = await startTestHub({ config: { rateLimit: limits, trustProxy: 'loopback' } });
+    for (const send of [wrongKey, wrongLogin]) {
+      expect((await send('203.0.113.1')).status).toBe(401);
+      expect((await send('203.0.113.1')).status).toBe(401);
+      expect((await send('203.0.113.1')).status).toBe(429);
+      // Another client behind the same proxy is not locked out by the first one.
+      expect((await send('203.0.113.2')).status).toBe(401);
+    }
+  });
+
+  it('ignores X-Forwarded-For unless told to trust the proxy', async () => {
+    t = await startTestHub({ config: { rateLimit: limits } });
+    expect((await wrongKey('203.0.113.1')).status).toBe(401);
+    expect((await wrongKey('203.0.113.2')).status).toBe(401);
+    expect((await wrongKey('203.0.113.3')).status).toBe(429);
+  });
+});
