@@ -12,10 +12,16 @@ export const errorCodes = {
   unknown_user_group_key: 400,
   unknown_user: 400,
   invalid_setup_token: 400,
+  /** A pairing link whose token the hub never issued (or whose user was deleted). */
+  pairing_invalid: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** A pairing link that was already used to sign a device in (they work once). */
+  pairing_used: 410,
+  /** A pairing link older than its 15 minutes. */
+  pairing_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

@@ -6,6 +6,7 @@ import { createDeviceStore } from './device-store.js';
 import { createGroupStore } from './group-store.js';
 import { createNotificationStore } from './notification-store.js';
 import { createOutboxStore } from './outbox-store.js';
+import { createPairingStore } from './pairing-store.js';
 import { createSettingsStore } from './settings-store.js';
 import { createUserStore } from './user-store.js';
 
@@ -21,6 +22,7 @@ export function createStore(db: Db, clock: Clock) {
     groups: createGroupStore(db, clock),
     devices: createDeviceStore(db, clock),
     auth: createAuthStore(db, clock),
+    pairing: createPairingStore(db, clock),
     notifications: createNotificationStore(db),
     outbox: createOutboxStore(db),
     settings: createSettingsStore(db),

@@ -14,6 +14,9 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Cache-Control of HTML and unhashed files: always revalidated (ETag / Last-Modified). */
 export const REVALIDATE = 'no-cache';
 
+/** The web receiver's service worker, relative to the built renderer (served at /receiver/sw.js). */
+export const RECEIVER_SERVICE_WORKER = 'receiver/sw.js';
+
 /**
  * Paths of the console's pages (renderer/console/routes.ts): served index.html with 200 so a
  * reload or a shared link opens the page. Keep the two lists in step.
@@ -85,6 +88,9 @@ export function createConsoleRoutes({ dir }: { dir: string | null }): Router {
       setHeaders: (res, file) => {
         const rel = path.relative(dir, file).split(path.sep);
         res.setHeader('Cache-Control', rel[0] === 'assets' ? IMMUTABLE : REVALIDATE);
+        // The web receiver's service worker (unhashed, always revalidated so an update is seen
+        // at once) controls /receiver/ and nothing else.
+        if (rel.join('/') === RECEIVER_SERVICE_WORKER) res.setHeader('Service-Worker-Allowed', '/receiver/');
       },
   });
   router.use((req, res, next) => {
