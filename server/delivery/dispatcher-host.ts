@@ -103,8 +103,19 @@ export function startDispatcherWorker(deps: {
 
   const send = (m: ToWorker) => worker.postMessage(m);
 
+  // A burst of pushes wakes the thread once per event-loop turn, not once per push.
+  let wakeQueued = false;
+  const wake = () => {
+    if (wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      send({ type: 'wake' });
+    });
+  };
+
   return spawn().then(() => ({
-    wake: () => send({ type: 'wake' }),
+    wake,
     reload: (channel: Channel) =>
       new Promise<void>((resolve) => {
         const requestId = nextRequestId++;

@@ -25,10 +25,18 @@ export interface NotificationInput {
 const RGI_EMOJI = /^(?:\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?)$/v;
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
+/** Answers of {@link isSingleEmoji}, remembered: the emoji a hub sees are few, and the check is costly. */
+const emojiVerdicts = new Map<string, boolean>();
+const EMOJI_CACHE_SIZE = 2048;
+
 /** True when `s` is exactly one emoji grapheme (e.g. "🔥", "👨‍👩‍👧", "🇩🇪", "⚠"). */
 export function isSingleEmoji(s: string): boolean {
-  const graphemes = [...segmenter.segment(s)];
-  return graphemes.length === 1 && RGI_EMOJI.test(s);
+  const known = emojiVerdicts.get(s);
+  if (known !== undefined) return known;
+  const verdict = s.length <= 64 && RGI_EMOJI.test(s) && [...segmenter.segment(s)].length === 1;
+  if (emojiVerdicts.size >= EMOJI_CACHE_SIZE) emojiVerdicts.clear();
+  emojiVerdicts.set(s, verdict);
+  return verdict;
 }
 
 /** True for an absolute http(s) URL. */
