@@ -89,7 +89,9 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
     }
 
     const metrics = createMetrics(store);
-    const streamHub = createStreamHub();
+    // The dispatcher thread learns which stream devices are online as they come and go.
+    let dispatcherHost: DispatcherHost | undefined;
+    const streamHub = createStreamHub((deviceId, online) => dispatcherHost?.streamDevice(deviceId, online));
     const host = await startDispatcherWorker({
       data: {
         dataDir: config.dataDir,
@@ -111,6 +113,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
       },
     });
     dispatcher = host;
+    dispatcherHost = host;
     const pushService = createPushService({
       store,
       clock,

@@ -13,6 +13,8 @@ import type { DispatcherWorkerData, FromWorker, OutcomeReport, ToWorker } from '
 export interface DispatcherHost extends SenderRegistry {
   /** Makes the dispatcher look at the outbox now (after a push was accepted or a device reconnected). */
   wake(): void;
+  /** Tells the thread a `stream` device's stream opened or closed. */
+  streamDevice(deviceId: string, online: boolean): void;
   /** Stops taking new work and waits up to `timeoutMs` for sends in flight, then ends the thread. */
   stop(timeoutMs: number): Promise<void>;
 }
@@ -65,6 +67,7 @@ export function startDispatcherWorker(deps: {
       worker.on('message', (m: FromWorker) => {
         switch (m.type) {
           case 'ready':
+            worker.postMessage({ type: 'stream-devices', online: deps.streamHub.onlineDevices() } satisfies ToWorker);
             resolve();
             return;
           case 'reloaded':
@@ -116,6 +119,7 @@ export function startDispatcherWorker(deps: {
 
   return spawn().then(() => ({
     wake,
+    streamDevice: (deviceId: string, online: boolean) => send({ type: 'stream-device', deviceId, online }),
     reload: (channel: Channel) =>
       new Promise<void>((resolve) => {
         const requestId = nextRequestId++;

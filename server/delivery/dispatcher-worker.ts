@@ -24,9 +24,11 @@ const store = createStore(db, systemClock);
 
 let nextRequestId = 1;
 const waitingStreams = new Map<number, (delivered: boolean) => void>();
+// Stream devices with an open stream (told by the HTTP thread): the others need no round trip.
+let onlineDevices = new Set<string>();
 const streamTarget = {
   sendToDevice: (deviceId: string, notification: NotificationContent) =>
-    new Promise<boolean>((resolve) => {
+    !onlineDevices.has(deviceId) ? false : new Promise<boolean>((resolve) => {
       const requestId = nextRequestId++;
       waitingStreams.set(requestId, resolve);
       post({ type: 'stream', requestId, deviceId, notification });
@@ -67,6 +69,13 @@ port.on('message', (m: ToWorker) => {
       return;
     case 'reload':
       void senders.reload(m.channel).then(() => post({ type: 'reloaded', requestId: m.requestId }));
+      return;
+    case 'stream-devices':
+      onlineDevices = new Set(m.online);
+      return;
+    case 'stream-device':
+      if (m.online) onlineDevices.add(m.deviceId);
+      else onlineDevices.delete(m.deviceId);
       return;
     case 'stream-result':
       waitingStreams.get(m.requestId)?.(m.delivered);

@@ -30,7 +30,10 @@ export type StreamHub = ReturnType<typeof createStreamHub>;
  * - a device's stream gets that device's deliveries from the outbox ({@link sendToDevice}), so
  *   they are recorded `delivered` like any other channel's.
  */
-export function createStreamHub() {
+export function createStreamHub(
+  /** Hears when a `stream` device gets its first open stream (true) or loses its last (false). */
+  onDevice?: (deviceId: string, online: boolean) => void,
+) {
   const byUser = new Map<string, Set<StreamConnection>>();
   const byDevice = new Map<string, Set<StreamConnection>>();
 
@@ -48,9 +51,22 @@ export function createStreamHub() {
   return {
     /** Registers a connection; returns the function that unregisters it. */
     add(c: StreamConnection): () => void {
-      if (c.deviceId) addTo(byDevice, c.deviceId, c);
-      else addTo(byUser, c.userId, c);
-      return () => (c.deviceId ? removeFrom(byDevice, c.deviceId, c) : removeFrom(byUser, c.userId, c));
+      const deviceId = c.deviceId;
+      if (!deviceId) {
+        addTo(byUser, c.userId, c);
+        return () => removeFrom(byUser, c.userId, c);
+      }
+      const first = !byDevice.has(deviceId);
+      addTo(byDevice, deviceId, c);
+      if (first) onDevice?.(deviceId, true);
+      return () => {
+        removeFrom(byDevice, deviceId, c);
+        if (!byDevice.has(deviceId)) onDevice?.(deviceId, false);
+      };
+    },
+    /** The `stream` devices with an open stream now. */
+    onlineDevices(): string[] {
+      return [...byDevice.keys()];
     },
     /** Sends to the plain streams of each user. */
     publishToUsers(userIds: Iterable<string>, n: NotificationContent): void {

@@ -19,6 +19,9 @@ export type ToWorker =
   | { type: 'wake' }
   | { type: 'reload'; channel: Channel; requestId: number }
   | { type: 'stream-result'; requestId: number; delivered: boolean }
+  /** Which stream devices have an open stream: the whole set, then each change. */
+  | { type: 'stream-devices'; online: string[] }
+  | { type: 'stream-device'; deviceId: string; online: boolean }
   | { type: 'stop'; timeoutMs: number };
 
 /** Messages from the dispatcher worker to the HTTP process. */
