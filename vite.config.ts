@@ -37,6 +37,12 @@ export default defineConfig({
       input: {
         console: fileURLToPath(new URL('./renderer/index.html', import.meta.url)),
         receiver: fileURLToPath(new URL('./renderer/receiver/index.html', import.meta.url)),
+        // The receiver's service worker: one file at a fixed address, /receiver/sw.js (its scope is
+        // its folder; the hub serves it with no-cache, so a new build is picked up at once).
+        sw: fileURLToPath(new URL('./renderer/receiver/sw.ts', import.meta.url)),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'receiver/sw.js' : 'assets/[name]-[hash].js'),
       },
     },
   },
@@ -44,7 +50,7 @@ export default defineConfig({
     host: '127.0.0.1',
     port: 5173,
     strictPort: false,
-    proxy: { '/api': toHub, '/v1': toHub, '/healthz': toHub, '/auth': toHub },
+    proxy: { '/api': toHub, '/v1': toHub, '/healthz': toHub, '/auth': toHub, '/emoji': toHub },
   },
   preview: { host: '127.0.0.1' },
 });

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, errorMessage, type Device, type User } from '../api';
+import { AddDevice } from '../components/AddDevice';
 import { CopyButton, CopyField } from '../components/Copy';
 import { TextField } from '../components/Field';
 import { ConfirmDialog, Dialog } from '../components/Dialog';
@@ -281,16 +282,10 @@ export function UserDetailPage({ id }: { id: string }) {
         )}
       </Section>
 
-      {/*
-        ADD A DEVICE — reserved for the web receiver issue: the pairing link and its QR code
-        (pairing API) go inside this section. Keep the id and data-slot so tests can find it.
-      */}
-      <Section id="add-device" title="Add a device" className="slot-add-device">
+      {/* ADD A DEVICE: a one-time pairing link and its QR code (components/AddDevice.tsx). Keep the id and data-slot so tests can find it. */}
+      <Section id="add-device" title="Add a device" description="Sign in a phone or computer to this account without typing the password.">
         <div data-slot="add-device">
-          <p className="muted">
-            Pairing with a link or QR code comes with the web receiver. Until then, sign in to a receiver app as <strong>@{u.username}</strong>{' '}
-            with the password you chose for {u.name}.
-          </p>
+          <AddDevice userId={u.id} name={u.name} username={u.username} />
         </div>
       </Section>
 
