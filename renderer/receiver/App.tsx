@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { ToastProvider, useToast } from '../console/components/Toast';
 import { onSessionEnded, receiverApi, type SignInAnswer } from './api';
 import { AppBar } from './components/AppBar';
@@ -11,16 +11,20 @@ import { disablePush, syncPush } from './push';
 import { cameFromApp, pairingTokenOf, usePage } from './router';
 import { loadDevicePrefs, loadSession, saveSession, sessionFrom, type Session } from './session';
 
-export function App() {
+/** The receiver; `pairingToken` is the token of the pairing link this page was opened with, if any. */
+export function App({ pairingToken }: { pairingToken: string | null }) {
   return (
     <ToastProvider>
-      <Receiver />
+      <Receiver pairingToken={pairingToken} />
     </ToastProvider>
   );
 }
 
-/** Takes a pairing token out of the address (so a reload or a shared screenshot does not reuse it). */
-function takePairingToken(): string | null {
+/**
+ * Takes a pairing token out of the address, once, before the first render (so a reload, the
+ * history or a shared screenshot does not carry it).
+ */
+export function takePairingToken(): string | null {
   const token = pairingTokenOf(window.location);
   if (token) window.history.replaceState(null, '', '/receiver/');
   return token;
@@ -31,8 +35,8 @@ function takePairingToken(): string | null {
  * after signing in on this device, then the inbox (and Settings behind the ⋮ menu). A later
  * visit with a stored session opens straight to the inbox.
  */
-function Receiver() {
-  const [pairing, setPairing] = useState<string | null>(takePairingToken);
+function Receiver({ pairingToken }: { pairingToken: string | null }) {
+  const [pairing, setPairing] = useState<string | null>(pairingToken);
   const [session, setSessionState] = useState<Session | null>(loadSession);
   const [notice, setNotice] = useState<Notice | null>(null);
   const toast = useToast();
@@ -48,15 +52,33 @@ function Receiver() {
       const previous = loadSession();
       setNotice(null);
       setSession(sessionFrom(answer));
-      if (previous && previous.token !== answer.token) void receiverApi.logout(previous.token).catch(() => undefined);
+      if (previous && previous.token !== answer.token) {
+        // A pairing link opened while signed in: the other account stops reaching this browser.
+        const cleanup = previous.user.id !== answer.user.id && loadDevicePrefs().pushDeviceId ? disablePush(previous) : Promise.resolve();
+        void cleanup.catch(() => undefined).then(() => receiverApi.logout(previous.token).catch(() => undefined));
+      }
     },
     [setSession],
   );
 
+  // A pairing link opened while this page is showing changes only the fragment: no new page load.
+  useEffect(() => {
+    const onHash = () => {
+      const token = takePairingToken();
+      if (token) setPairing(token);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  // A pairing link works once: a repeated effect (React's StrictMode in development) must not spend it twice.
+  const redeeming = useRef(new Map<string, Promise<SignInAnswer>>());
   useEffect(() => {
     if (!pairing) return;
     let current = true;
-    receiverApi.pair(pairing).then(
+    let request = redeeming.current.get(pairing);
+    if (!request) redeeming.current.set(pairing, (request = receiverApi.pair(pairing)));
+    request.then(
       (answer) => {
         if (!current) return;
         signedIn(answer);
@@ -115,8 +137,7 @@ const liveText: Record<LiveState, string> = { connecting: 'Connecting…', live:
 /** The signed-in app: the inbox (kept open behind Settings, so the live stream never stops) and Settings. */
 function SignedIn({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
   const [page, go] = usePage();
-  const ended = useCallback(() => undefined, []);
-  const inbox = useInbox(session.token, ended);
+  const inbox = useInbox(session.token);
 
   useEffect(() => {
     document.title = page === 'settings' ? 'Settings · Pushhub' : 'Inbox · Pushhub';

@@ -36,9 +36,9 @@ export function mergeNewestFirst(current: readonly ReceivedNotification[], incom
  * (`GET /api/receiver/stream?token=`). The stream is opened before the history is read, so
  * nothing accepted in between is missed; both are merged by id. EventSource reconnects on its own
  * after a dropped connection, sending `Last-Event-ID`; when the hub refuses it (EventSource then
- * gives up) it is reopened after a growing pause with the last id seen, and a 401 ends the session.
+ * gives up) it is reopened after a growing pause with the last id seen; a 401 ends the session.
  */
-export function useInbox(token: string, onSessionEnded: () => void): Inbox {
+export function useInbox(token: string): Inbox {
   const [items, setItems] = useState<ReceivedNotification[] | undefined>(undefined);
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   const [error, setError] = useState<unknown>(undefined);
@@ -48,8 +48,6 @@ export function useInbox(token: string, onSessionEnded: () => void): Inbox {
   const [live, setLive] = useState<LiveState>('connecting');
   const [generation, setGeneration] = useState(0);
   const lastId = useRef<string | undefined>(undefined);
-  const ended = useRef(onSessionEnded);
-  ended.current = onSessionEnded;
 
   // The live stream.
   useEffect(() => {
@@ -84,14 +82,14 @@ export function useInbox(token: string, onSessionEnded: () => void): Inbox {
           setLive('connecting');
           return;
         }
-        // The hub refused the stream: find out whether the session is still valid, then retry.
+        // The hub refused the stream: find out whether the session is still valid (a 401 ends it
+        // for the whole app, see api.ts onSessionEnded), else try again after a pause.
         source = null;
         setLive('offline');
         receiverApi.me(token).then(
           () => schedule(),
           (err: unknown) => {
-            if (err instanceof ApiError && err.status === 401) ended.current();
-            else schedule();
+            if (!(err instanceof ApiError && err.status === 401)) schedule();
           },
         );
       };

@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../console/styles.css';
-import { App } from './App';
+import { App, takePairingToken } from './App';
 import { registerServiceWorker } from './push';
 import './receiver.css';
 
@@ -12,7 +12,7 @@ const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
-    <App />
+    <App pairingToken={takePairingToken()} />
   </StrictMode>,
 );
 

@@ -394,6 +394,13 @@ test('the console makes a pairing link with a QR code; it signs a new device in 
   await expect(again).toHaveURL(`${e2e.url}/receiver/`);
   expect(await again.evaluate("localStorage.getItem('pushhub.receiver.session')")).toBeNull();
   await phoneShot(again, 'receiver-11-pairing-used');
+
+  // A link past its 15 minutes says so.
+  const late = (await admin('POST', `/api/users/${bob.id}/pairing`)).json.url as string;
+  e2e.hub.store.db.prepare('UPDATE pairing_tokens SET expires_at = ? WHERE used_at IS NULL').run(Date.now() - 1000);
+  await again.goto(late);
+  await expect(again.getByRole('alert')).toContainText('This pairing link has expired');
+  await expect(again.getByRole('alert')).toContainText('15 minutes');
 });
 
 test('older notifications load while scrolling; a failed load says so and retries', async () => {

@@ -285,7 +285,7 @@ export function UserDetailPage({ id }: { id: string }) {
       {/* ADD A DEVICE: a one-time pairing link and its QR code (components/AddDevice.tsx). Keep the id and data-slot so tests can find it. */}
       <Section id="add-device" title="Add a device" description="Sign in a phone or computer to this account without typing the password.">
         <div data-slot="add-device">
-          <AddDevice userId={u.id} name={u.name} username={u.username} />
+          <AddDevice key={u.id} userId={u.id} name={u.name} username={u.username} />
         </div>
       </Section>
 
