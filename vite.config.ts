@@ -21,11 +21,23 @@ const toHub = {
   },
 };
 
+// In development, the receiver's own pages (/receiver/settings, /receiver/pair) are its
+// index.html, as the hub serves them (server/http/routes/console.ts); Vite would answer the console's.
+const receiverPages = {
+  name: 'pushhub-receiver-pages',
+  configureServer(server: { middlewares: { use(fn: (req: { url?: string }, res: unknown, next: () => void) => void): void } }) {
+    server.middlewares.use((req, _res, next) => {
+      if (req.url && /^\/receiver\/[^.?]+(?:\?.*)?$/.test(req.url)) req.url = '/receiver/index.html';
+      next();
+    });
+  },
+};
+
 export default defineConfig({
   root,
   base: '/',
   publicDir: 'public',
-  plugins: [react()],
+  plugins: [react(), receiverPages],
   build: {
     outDir: fileURLToPath(new URL('./dist/renderer', import.meta.url)),
     emptyOutDir: true,
