@@ -43,6 +43,11 @@ export function createAppStore(db: Db, clock: Clock) {
   const remove = db.prepare('DELETE FROM apps WHERE id = ?');
   const touch = db.prepare('UPDATE apps SET last_used_at = ? WHERE id = ?');
 
+  // POST /v1/push looks the key up on every request: remember the answers (the hash is the
+  // costly part). Every change of keys goes through this store, which forgets them all.
+  const byKey = new Map<string, AppRecord>();
+  const KEY_CACHE_SIZE = 1000;
+
   return {
     /** Creates an app and its first API key; the key is returned here and never again. */
     create(name: string): { app: AppRecord; apiKey: string } {
@@ -60,17 +65,25 @@ export function createAppStore(db: Db, clock: Clock) {
     },
     /** The app whose API key this is, or undefined (unknown, rotated away or deleted). */
     findByApiKey(apiKey: string): AppRecord | undefined {
+      const known = byKey.get(apiKey);
+      if (known) return known;
       const row = selectByHash.get(hashApiKey(apiKey));
-      return row && toRecord(row);
+      if (!row) return undefined;
+      if (byKey.size >= KEY_CACHE_SIZE) byKey.clear();
+      const app = toRecord(row);
+      byKey.set(apiKey, app);
+      return app;
     },
     /** Replaces the app's key; the old key stops working at once. Undefined if no such app. */
     rotateKey(id: string): string | undefined {
       const apiKey = newApiKey();
       const changed = updateKey.run(hashApiKey(apiKey), apiKeyPrefix(apiKey), id).changes;
+      byKey.clear(); // the old key stops working at once
       return changed ? apiKey : undefined;
     },
     /** Deletes the app (revoking its key); its notifications stay in history. */
     delete(id: string): boolean {
+      byKey.clear(); // the key is revoked at once
       return remove.run(id).changes > 0;
     },
     /** Records that the app just sent (ms). */
