@@ -23,6 +23,8 @@ export interface FakeApnsResponse {
   body?: unknown;
   headers?: Record<string, string>;
   hang?: boolean;
+  /** Reset the request's stream (RST_STREAM INTERNAL_ERROR) instead of answering. */
+  reset?: boolean;
 }
 
 /** A running fake APNs. */
@@ -127,6 +129,10 @@ export async function startFakeApns(options: {
       const scripted = script?.(req);
       if (!scripted) return answer(200);
       if (scripted.hang) return; // never answer
+      if (scripted.reset) {
+        stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+        return;
+      }
       return answer(scripted.status, scripted.body, scripted.headers);
     });
   });

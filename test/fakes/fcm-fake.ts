@@ -39,7 +39,7 @@ export interface FakeFcmRequest {
 }
 
 /** A scripted answer: status, JSON body and headers, or `'hang'` (never answer until close()). */
-export type FakeFcmResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang';
+export type FakeFcmResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'reset';
 
 /** Decides the answer to a request that passed the fake's checks; `undefined` → the default answer. */
 export type FakeFcmResponder = (request: FakeFcmRequest) => FakeFcmResponse | undefined;
@@ -101,6 +101,8 @@ export const fakeFcmErrors = {
   thirdPartyAuth: () => fcmError(401, 'UNAUTHENTICATED', 'Auth error from APNS or Web Push Service', 'THIRD_PARTY_AUTH_ERROR'),
   /** Never answer. */
   hang: (): FakeFcmResponse => 'hang',
+  /** The connection is reset before an answer. */
+  reset: (): FakeFcmResponse => 'reset',
 };
 
 /** A fresh service account with a 2048-bit RSA key (PKCS#8 PEM), shaped like a Firebase console download. */
@@ -231,6 +233,10 @@ export async function startFakeFcm(options: { serviceAccount: FakeFcmServiceAcco
 
   const answer = (res: ServerResponse, scripted: FakeFcmResponse | undefined, fallback: () => void) => {
     if (scripted === 'hang') return; // the connection stays open until close()
+    if (scripted === 'reset') {
+      res.socket?.destroy();
+      return;
+    }
     if (scripted) send(res, scripted.status, scripted.body, scripted.headers);
     else fallback();
   };

@@ -42,6 +42,8 @@ export interface FakePushResponse {
   headers?: Record<string, string>;
   body?: string;
   hang?: boolean;
+  /** Reset the TCP connection instead of answering. */
+  reset?: boolean;
 }
 
 /** A running fake push service (RFC 8030) on https://127.0.0.1:<port>. */
@@ -224,6 +226,11 @@ export async function startFakePushService(): Promise<FakePushService> {
     if (scripted?.hang) {
       record.status = 0;
       return; // never answer; close() drops the connection
+    }
+    if (scripted?.reset) {
+      record.status = 0;
+      res.socket?.destroy();
+      return;
     }
     if (scripted) {
       record.status = scripted.status;

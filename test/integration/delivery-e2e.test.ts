@@ -240,6 +240,63 @@ describe('outcomes', () => {
   });
 });
 
+describe('a push service outage', () => {
+  it('retries through 429s with Retry-After, resets and 5xx on every channel, then delivers everything, without a hot loop', async () => {
+    const browser = webpush.subscribe();
+    await receiver('POST', '/devices', { name: 'iPhone', platform: 'ios', channel: 'apns', token: 'a1'.repeat(32) });
+    await receiver('POST', '/devices', { name: 'Pixel', platform: 'android', channel: 'fcm', token: 'outage-fcm' });
+    await receiver('POST', '/devices', { name: 'Firefox', platform: 'web', channel: 'webpush', subscription: browser.subscription });
+
+    // Each notification's n-th attempt per channel, with when it arrived.
+    const attempts = new Map<string, number[]>();
+    const seen = (channel: string, id: string) => {
+      const key = `${channel}:${id}`;
+      const times = attempts.get(key) ?? [];
+      times.push(Date.now());
+      attempts.set(key, times);
+      return times.length;
+    };
+    apns.respond((r) => {
+      const n = seen('apns', (r.payload as { notificationId: string }).notificationId);
+      if (n === 1) return { status: 503, body: { reason: 'ServiceUnavailable' }, headers: { 'retry-after': '1' } };
+      if (n === 2) return { status: 0, reset: true };
+      if (n === 3) return { status: 500, body: { reason: 'InternalServerError' } };
+      return undefined;
+    });
+    fcm.respond((r) => {
+      if (r.kind !== 'send') return undefined;
+      const n = seen('fcm', r.message!.data!.notificationId!);
+      if (n === 1) return fakeFcmErrors.quotaExceeded(1);
+      if (n === 2) return fakeFcmErrors.internal();
+      return undefined;
+    });
+    webpush.respond((r) => {
+      const n = seen('webpush', (r.payload as { id: string }).id);
+      if (n === 1) return { status: 429, headers: { 'retry-after': '1' } };
+      if (n === 2) return { status: 0, reset: true };
+      if (n === 3) return { status: 502 };
+      return undefined;
+    });
+
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await t.push({ apiKey: keys.apiKey, userKey: keys.userKey, title: `storm ${i}`, body: 'b' })).json.id);
+    for (const id of ids) await waitFor(async () => (await detail(id)).summary.delivered === 3, 10_000, `all channels delivered ${id}`);
+
+    const expected = { apns: 4, fcm: 3, webpush: 4 };
+    for (const id of ids) {
+      const d = await detail(id);
+      for (const [channel, n] of Object.entries(expected)) {
+        // Nothing retried in a hot loop: exactly one attempt per scripted failure, plus the success.
+        expect(byChannel(d, channel).attempts, `${channel} attempts`).toBe(n);
+        const times = attempts.get(`${channel}:${id}`)!;
+        expect(times).toHaveLength(n);
+        // Retry-After: 1 was honoured before the second attempt (allowing the clock's granularity).
+        expect(times[1]! - times[0]!, `${channel} waited for Retry-After`).toBeGreaterThanOrEqual(950);
+      }
+    }
+  }, 30_000);
+});
+
 describe('restart', () => {
   it('sends after a restart what was accepted but not yet delivered', async () => {
     await receiver('POST', '/devices', { name: 'iPhone', platform: 'ios', channel: 'apns', token: 'bb'.repeat(32) });
