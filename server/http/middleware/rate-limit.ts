@@ -16,7 +16,7 @@ export type KeyedLimiter = ReturnType<typeof createKeyedLimiter>;
 /**
  * One token bucket per key (the `limiter` package's TokenBucket). Buckets that have refilled
  * completely are dropped once the map passes `maxKeys`, so an address scan cannot grow memory
- * without bound: a full bucket is the same as no bucket.
+ * without bound: a full bucket is the same as no bucket. `onLimited` hears every refusal (metrics).
  */
 export function createKeyedLimiter(options: BucketOptions, maxKeys = 10_000, onLimited?: () => void) {
   const buckets = new Map<string, TokenBucket>();
@@ -46,13 +46,6 @@ export function createKeyedLimiter(options: BucketOptions, maxKeys = 10_000, onL
       if (bucket.tryRemoveTokens(1)) return { ok: true };
       onLimited?.();
       return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(bucket.getWaitTime(1) / 1000)) };
-    },
-    /** True when `key` has no token left (without taking one). */
-    isExhausted(key: string): boolean {
-      const bucket = buckets.get(key);
-      if (!bucket) return false;
-      bucket.drip();
-      return bucket.content < 1;
     },
   };
 }
