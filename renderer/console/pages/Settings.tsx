@@ -94,6 +94,31 @@ function FileField({ label, accept, hint, onText, chosen }: { label: string; acc
   );
 }
 
+/**
+ * The state of a settings form: `busy` while saving, the `error` (with the field at fault, when the
+ * hub named one) or `saved`. `run(save)` makes the form's submit handler.
+ */
+function useSave() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ message: string; field?: string } | null>(null);
+  const [saved, setSaved] = useState(false);
+  const run = (save: () => Promise<void>) => async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      await save();
+      setSaved(true);
+    } catch (err) {
+      setError({ message: errorMessage(err), ...(err instanceof ApiError && err.field ? { field: err.field } : {}) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, saved, run };
+}
+
 function SaveBar({ busy, error, saved, children }: { busy: boolean; error: string | null; saved: boolean; children?: ReactNode }) {
   return (
     <div className="form-actions">
@@ -141,36 +166,23 @@ function ApnsForm({ current, onSaved, onRemoved }: { current: ApnsSettings; onSa
   const [topic, setTopic] = useState(current.defaultTopic ?? '');
   const [environment, setEnvironment] = useState<'sandbox' | 'production'>(current.environment ?? 'production');
   const [key, setKey] = useState<{ name: string; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<{ message: string; field?: string } | null>(null);
-  const [saved, setSaved] = useState(false);
+  const { busy, error, saved, run } = useSave();
   const [removing, setRemoving] = useState(false);
   const toast = useToast();
   const ids = { keyId: useId(), teamId: useId(), topic: useId() };
   const env = useId();
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      const s = await api.saveApns({
-        keyId: keyId.trim(),
-        teamId: teamId.trim(),
-        defaultTopic: topic.trim(),
-        environment,
-        ...(key ? { privateKey: key.text } : {}),
-      });
-      onSaved(s);
-      setKey(null);
-      setSaved(true);
-    } catch (err) {
-      setError({ message: errorMessage(err), ...(err instanceof ApiError && err.field ? { field: err.field } : {}) });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = run(async () => {
+    const s = await api.saveApns({
+      keyId: keyId.trim(),
+      teamId: teamId.trim(),
+      defaultTopic: topic.trim(),
+      environment,
+      ...(key ? { privateKey: key.text } : {}),
+    });
+    onSaved(s);
+    setKey(null);
+  });
   const invalid = (f: string) => error?.field === f || undefined;
   return (
     <form className="form" onSubmit={submit}>
@@ -262,37 +274,20 @@ function FcmSection() {
 
 function FcmForm({ current, onSaved, onRemoved }: { current: FcmSettings; onSaved: (s: FcmSettings) => void; onRemoved: () => void }) {
   const [file, setFile] = useState<{ name: string; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
+  const { busy, error, saved, run } = useSave();
   const [removing, setRemoving] = useState(false);
   const toast = useToast();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setSaved(false);
-    if (!file) {
-      setError('Choose the service account JSON file first.');
-      return;
-    }
+  const submit = run(async () => {
+    if (!file) throw new Error('Choose the service account JSON file first.');
     let json: unknown;
     try {
       json = JSON.parse(file.text);
     } catch {
-      setError(`${file.name} is not a JSON file.`);
-      return;
+      throw new Error(`${file.name} is not a JSON file.`);
     }
-    setBusy(true);
-    setError(null);
-    try {
-      onSaved(await api.saveFcm(json));
-      setFile(null);
-      setSaved(true);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    onSaved(await api.saveFcm(json));
+    setFile(null);
+  });
   return (
     <form className="form" onSubmit={submit}>
       {current.configured && (
@@ -318,7 +313,7 @@ function FcmForm({ current, onSaved, onRemoved }: { current: FcmSettings; onSave
         hint={current.configured ? 'Choose a file only to replace the stored account.' : 'The file downloaded from the Firebase console.'}
         onText={(name, text) => setFile({ name, text })}
       />
-      <SaveBar busy={busy} error={error} saved={saved}>
+      <SaveBar busy={busy} error={error?.message ?? null} saved={saved}>
         {current.configured && (
           <button type="button" className="btn btn-danger-outline" onClick={() => setRemoving(true)}>
             Remove
@@ -366,25 +361,12 @@ function WebPushSection() {
 
 function WebPushForm({ current, onSaved }: { current: WebPushSettings; onSaved: (s: WebPushSettings) => void }) {
   const [subject, setSubject] = useState(current.subject ?? '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
+  const { busy, error, saved, run } = useSave();
   const id = useId();
   useEffect(() => setSubject(current.subject ?? ''), [current.subject]);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      onSaved(await api.saveWebpush(subject.trim()));
-      setSaved(true);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = run(async () => {
+    onSaved(await api.saveWebpush(subject.trim()));
+  });
   return (
     <form className="form" onSubmit={submit}>
       {current.publicKey && (
@@ -400,7 +382,7 @@ function WebPushForm({ current, onSaved }: { current: WebPushSettings; onSaved: 
         <input id={id} value={subject} onChange={(e) => setSubject(e.target.value)} placeholder="mailto:you@example.com" required />
         <span className="field-hint">A mailto: address or https: URL push services can reach you at if something goes wrong.</span>
       </div>
-      <SaveBar busy={busy} error={error} saved={saved} />
+      <SaveBar busy={busy} error={error?.message ?? null} saved={saved} />
     </form>
   );
 }
@@ -409,27 +391,14 @@ function WebPushForm({ current, onSaved }: { current: WebPushSettings; onSaved: 
 function AccountSection() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
+  const { busy, error, saved, run } = useSave();
   const currentId = useId();
   const nextId = useId();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      await api.changePassword(current, next);
-      setCurrent('');
-      setNext('');
-      setSaved(true);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = run(async () => {
+    await api.changePassword(current, next);
+    setCurrent('');
+    setNext('');
+  });
   return (
     <Section title="Your account" description="Change the password you sign in to this console with.">
       <form className="form" onSubmit={submit}>
@@ -446,7 +415,7 @@ function AccountSection() {
           </label>
           <input id={nextId} type="password" autoComplete="new-password" minLength={8} required value={next} onChange={(e) => setNext(e.target.value)} />
         </div>
-        <SaveBar busy={busy} error={error} saved={saved} />
+        <SaveBar busy={busy} error={error?.message ?? null} saved={saved} />
       </form>
     </Section>
   );
