@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { openSse } from '../helpers/sse.js';
 import { runCurlSnippet, shot, signIn, startE2eHub, watchForErrors, type E2eHub } from './hub.js';
@@ -32,6 +33,12 @@ test.afterAll(async () => {
   await page.context().close();
   await e2e.close();
 });
+
+/** The signed-in page's session cookie, to check the hub's state over HTTP. */
+async function sessionCookie() {
+  const c = (await page.context().cookies()).find((x) => x.name === 'pushhub_session');
+  return `pushhub_session=${c?.value ?? ''}`;
+}
 
 /** Follows a link of the main navigation. */
 const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
@@ -270,6 +277,20 @@ test('settings: the hub address, push credentials and limits', async () => {
   await expect(apns.getByRole('alert')).toContainText('privateKey');
   await expect(page.getByText('kept until deleted')).toBeVisible();
   await shot(page, '19-settings');
+
+  // A real .p8 key is stored; then the operator removes the credentials again.
+  const p8 = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' });
+  await apns.getByLabel('Signing key (.p8)').setInputFiles({ name: 'AuthKey_ABC123DEFG.p8', mimeType: 'text/plain', buffer: Buffer.from(p8) });
+  await apns.getByRole('button', { name: 'Save' }).click();
+  await expect(apns.getByText('Saved')).toBeVisible();
+  await expect(apns.getByText('Configured', { exact: true })).toBeVisible();
+  await apns.getByRole('button', { name: 'Remove' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Remove the APNs credentials?' });
+  await confirm.getByRole('button', { name: 'Remove' }).click();
+  await expect(page.getByText('APNs credentials removed')).toBeVisible();
+  await expect(apns.getByText('Not configured')).toBeVisible();
+  const stored = (await (await fetch(`${e2e.url}/api/settings/apns`, { headers: { cookie: await sessionCookie() } })).json()) as { configured: boolean };
+  expect(stored.configured).toBe(false);
 });
 
 test('an app’s page shows its key prefix, examples and recent notifications; unknown ids say so', async () => {

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { errorMessage } from '../api';
 import { Icon } from './Icon';
 
@@ -28,7 +29,10 @@ export function Dialog({ open, onClose, title, description, children, wide = fal
     if (!open && dialog.open) dialog.close();
   }, [open]);
 
-  return (
+  // In document.body, not where it is declared: a dialog opened from inside a form (the
+  // settings forms' "Remove") must not put its own form inside that one (nested forms are invalid
+  // HTML, and the browser then submits the page instead).
+  return createPortal(
     <dialog
       ref={ref}
       className={wide ? 'dialog dialog-wide' : 'dialog'}
@@ -60,7 +64,8 @@ export function Dialog({ open, onClose, title, description, children, wide = fal
           {children}
         </div>
       )}
-    </dialog>
+    </dialog>,
+    document.body,
   );
 }
 
@@ -84,6 +89,9 @@ export function ConfirmDialog({ open, onClose, title, children, confirmLabel, on
   }, [open]);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    // React's submit event bubbles through the component tree: a dialog opened from inside
+    // another form (the settings forms' "Remove") must not submit that form too.
+    e.stopPropagation();
     setBusy(true);
     setError(null);
     try {
