@@ -140,6 +140,45 @@ function SaveBar({ busy, error, saved, children }: { busy: boolean; error: strin
   );
 }
 
+/** The save bar of a push service's credentials, with "Remove" (confirmed) once they are stored. */
+function SaveWithRemove({ state, configured, what, remove, onRemoved, consequence }: {
+  state: Pick<ReturnType<typeof useSave>, 'busy' | 'error' | 'saved'>;
+  configured: boolean;
+  what: string;
+  remove: () => Promise<unknown>;
+  onRemoved: () => void;
+  consequence: string;
+}) {
+  const [removing, setRemoving] = useState(false);
+  const toast = useToast();
+  return (
+    <>
+      <SaveBar busy={state.busy} error={state.error?.message ?? null} saved={state.saved}>
+        {configured && (
+          <button type="button" className="btn btn-danger-outline" onClick={() => setRemoving(true)}>
+            Remove
+          </button>
+        )}
+      </SaveBar>
+      <ConfirmDialog
+        open={removing}
+        onClose={() => setRemoving(false)}
+        title={`Remove the ${what} credentials?`}
+        confirmLabel="Remove"
+        danger
+        onConfirm={async () => {
+          await remove();
+          setRemoving(false);
+          toast(`${what} credentials removed`);
+          onRemoved();
+        }}
+      >
+        <p>{consequence}</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
 function ApnsSection() {
   const apns = useResource(api.apns, []);
   return (
@@ -167,8 +206,6 @@ function ApnsForm({ current, onSaved, onRemoved }: { current: ApnsSettings; onSa
   const [environment, setEnvironment] = useState<'sandbox' | 'production'>(current.environment ?? 'production');
   const [key, setKey] = useState<{ name: string; text: string } | null>(null);
   const { busy, error, saved, run } = useSave();
-  const [removing, setRemoving] = useState(false);
-  const toast = useToast();
   const ids = { keyId: useId(), teamId: useId(), topic: useId() };
   const env = useId();
 
@@ -226,28 +263,14 @@ function ApnsForm({ current, onSaved, onRemoved }: { current: ApnsSettings; onSa
           </label>
         </div>
       </fieldset>
-      <SaveBar busy={busy} error={error?.message ?? null} saved={saved}>
-        {current.configured && (
-          <button type="button" className="btn btn-danger-outline" onClick={() => setRemoving(true)}>
-            Remove
-          </button>
-        )}
-      </SaveBar>
-      <ConfirmDialog
-        open={removing}
-        onClose={() => setRemoving(false)}
-        title="Remove the APNs credentials?"
-        confirmLabel="Remove"
-        danger
-        onConfirm={async () => {
-          await api.deleteApns();
-          setRemoving(false);
-          toast('APNs credentials removed');
-          onRemoved();
-        }}
-      >
-        <p>Deliveries to Apple devices fail until you add a key again.</p>
-      </ConfirmDialog>
+      <SaveWithRemove
+        state={{ busy, error, saved }}
+        configured={current.configured}
+        what="APNs"
+        remove={api.deleteApns}
+        onRemoved={onRemoved}
+        consequence="Deliveries to Apple devices fail until you add a key again."
+      />
     </form>
   );
 }
@@ -275,8 +298,6 @@ function FcmSection() {
 function FcmForm({ current, onSaved, onRemoved }: { current: FcmSettings; onSaved: (s: FcmSettings) => void; onRemoved: () => void }) {
   const [file, setFile] = useState<{ name: string; text: string } | null>(null);
   const { busy, error, saved, run } = useSave();
-  const [removing, setRemoving] = useState(false);
-  const toast = useToast();
   const submit = run(async () => {
     if (!file) throw new Error('Choose the service account JSON file first.');
     let json: unknown;
@@ -313,28 +334,14 @@ function FcmForm({ current, onSaved, onRemoved }: { current: FcmSettings; onSave
         hint={current.configured ? 'Choose a file only to replace the stored account.' : 'The file downloaded from the Firebase console.'}
         onText={(name, text) => setFile({ name, text })}
       />
-      <SaveBar busy={busy} error={error?.message ?? null} saved={saved}>
-        {current.configured && (
-          <button type="button" className="btn btn-danger-outline" onClick={() => setRemoving(true)}>
-            Remove
-          </button>
-        )}
-      </SaveBar>
-      <ConfirmDialog
-        open={removing}
-        onClose={() => setRemoving(false)}
-        title="Remove the FCM credentials?"
-        confirmLabel="Remove"
-        danger
-        onConfirm={async () => {
-          await api.deleteFcm();
-          setRemoving(false);
-          toast('FCM credentials removed');
-          onRemoved();
-        }}
-      >
-        <p>Deliveries to Android devices fail until you add an account again.</p>
-      </ConfirmDialog>
+      <SaveWithRemove
+        state={{ busy, error, saved }}
+        configured={current.configured}
+        what="FCM"
+        remove={api.deleteFcm}
+        onRemoved={onRemoved}
+        consequence="Deliveries to Android devices fail until you add an account again."
+      />
     </form>
   );
 }
