@@ -25,6 +25,8 @@ export interface FakeApnsResponse {
   hang?: boolean;
   /** Reset the request's stream (RST_STREAM INTERNAL_ERROR) instead of answering. */
   reset?: boolean;
+  /** Answer this many ms later (APNs is tens of ms away). */
+  delayMs?: number;
 }
 
 /** A running fake APNs. */
@@ -37,6 +39,10 @@ export interface FakeApns {
   respond(fn: ((req: FakeApnsRequest) => FakeApnsResponse | undefined) | undefined): void;
   /** HTTP/2 sessions (TLS connections) opened so far. */
   sessionCount(): number;
+  /** The most requests that were open at once on one session so far. */
+  maxStreamsInFlight(): number;
+  /** Sends GOAWAY on every open session (as APNs does before it closes a connection). */
+  goaway(): void;
   /** Stops the server, cutting open sessions (hung requests included). */
   close(): Promise<void>;
 }
@@ -61,21 +67,34 @@ export async function startFakeApns(options: {
   publicKey: KeyObject | string;
   keyId: string;
   teamId: string;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients (APNs: up to 1,000); node's default when absent. */
+  maxConcurrentStreams?: number;
 }): Promise<FakeApns> {
   const publicKey = typeof options.publicKey === 'string' ? crypto.createPublicKey(options.publicKey) : options.publicKey;
   const { key, cert } = testCertificate();
   const requests: FakeApnsRequest[] = [];
   const sessions = new Set<http2.ServerHttp2Session>();
   let sessionsOpened = 0;
+  let maxInFlight = 0;
   let script: ((req: FakeApnsRequest) => FakeApnsResponse | undefined) | undefined;
 
-  const server = http2.createSecureServer({ key, cert });
+  const server = http2.createSecureServer({
+    key,
+    cert,
+    ...(options.maxConcurrentStreams ? { settings: { maxConcurrentStreams: options.maxConcurrentStreams } } : {}),
+  });
+  const inFlight = new Map<http2.Http2Session, number>();
   server.on('session', (session) => {
     sessionsOpened += 1;
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
   });
   server.on('stream', (stream, headers) => {
+    const session = stream.session!;
+    const open = (inFlight.get(session) ?? 0) + 1;
+    inFlight.set(session, open);
+    maxInFlight = Math.max(maxInFlight, open);
+    stream.on('close', () => inFlight.set(session, (inFlight.get(session) ?? 1) - 1));
     const chunks: Buffer[] = [];
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('error', () => undefined);
@@ -133,6 +152,10 @@ export async function startFakeApns(options: {
         stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
         return;
       }
+      if (scripted.delayMs) {
+        setTimeout(() => answer(scripted.status, scripted.body, scripted.headers), scripted.delayMs);
+        return;
+      }
       return answer(scripted.status, scripted.body, scripted.headers);
     });
   });
@@ -150,6 +173,10 @@ export async function startFakeApns(options: {
       script = fn;
     },
     sessionCount: () => sessionsOpened,
+    maxStreamsInFlight: () => maxInFlight,
+    goaway() {
+      for (const session of sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+    },
     close() {
       return new Promise<void>((resolve) => {
         for (const session of sessions) session.destroy();

@@ -208,6 +208,54 @@ describe('delivered notifications', () => {
   });
 });
 
+describe('the HTTP/2 connection', () => {
+  async function restartFake(maxConcurrentStreams: number) {
+    await fake.close();
+    fake = await startFakeApns({ publicKey: appKey.publicKey, keyId: KEY_ID, teamId: TEAM_ID, maxConcurrentStreams });
+  }
+
+  it('keeps to the stream limit the server advertises, the rest waiting for a free stream', async () => {
+    await restartFake(3);
+    fake.respond(() => ({ status: 200, delayMs: 20 }));
+    const s = sender();
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => s.send({ ...job(), deliveryId: i })));
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(20).fill('delivered'));
+    expect(fake.maxStreamsInFlight()).toBe(3);
+    expect(fake.sessionCount()).toBe(1);
+  });
+
+  it('finishes the requests in flight when APNs sends GOAWAY, then sends on a new connection', async () => {
+    fake.respond(() => ({ status: 200, delayMs: 100 }));
+    const s = sender();
+    const inFlight = Array.from({ length: 5 }, (_, i) => s.send({ ...job(), deliveryId: i }));
+    await waitFor(() => fake.requests.length === 5);
+    fake.goaway();
+    expect((await Promise.all(inFlight)).map((o) => o.kind)).toEqual(Array(5).fill('delivered'));
+    fake.respond(undefined);
+    expect((await s.send(job())).kind).toBe('delivered');
+    expect(fake.sessionCount()).toBe(2);
+  });
+
+  it('fails every waiting request with the connection error instead of dialling again for each', async () => {
+    // A server that accepts TCP connections and drops them: the TLS handshake never completes.
+    let connections = 0;
+    const dropper = net.createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => dropper.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = dropper.address() as net.AddressInfo;
+      const s = sender({ origin: `https://127.0.0.1:${port}` });
+      const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => s.send({ ...job(), deliveryId: i })));
+      expect(outcomes.every((o) => o.kind === 'retry' && /network error/.test(o.reason))).toBe(true);
+      expect(connections).toBe(1);
+    } finally {
+      await new Promise((resolve) => dropper.close(resolve));
+    }
+  });
+});
+
 describe('outcomes of APNs errors', () => {
   it('reports 410 Unregistered as an invalid token', async () => {
     fake.respond(() => ({ status: 410, body: { reason: 'Unregistered', timestamp: Date.now() } }));

@@ -1,13 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import crypto from 'node:crypto';
 import tls from 'node:tls';
 import { ApnsClient, ApnsError, Errors, Notification } from 'apns2';
 import type { Logger } from 'pino';
-import { Pool, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { HubError } from '../../domain/errors.js';
 import { titleWithEmoji, truncateUtf8 } from '../../domain/text.js';
 import type { DeliveryJob, PushSender, SendOutcome, TransportOptions } from '../types.js';
+import { ApnsHttp2Transport, ApnsTimeoutError, type ApnsRequestScope } from './apns-transport.js';
 
 /**
  * What the hub needs to send through APNs with token-based authentication (Apple,
@@ -121,54 +120,13 @@ function describeKey(key: crypto.KeyObject): string {
   return curve ? `${key.asymmetricKeyType} ${curve}` : `${key.asymmetricKeyType ?? 'unknown'} key`;
 }
 
-/** What one send learns from the pool: the response headers apns2 does not pass on. */
-interface RequestContext {
-  signal: AbortSignal;
-  responseHeaders?: Record<string, string | string[] | undefined>;
-}
-
-/**
- * The undici pool given to apns2 in place of its own (DESIGN.md "Facts for testing the
- * senders"). For the send running in `context` it adds what apns2 cannot: an abort signal (the
- * request deadline), `apns-priority: 10` (apns2 leaves it out for priority 10), and it records
- * the response headers (apns-id, Retry-After), which apns2 drops.
- */
-class ApnsPool extends Pool {
-  constructor(
-    origin: string,
-    options: Pool.Options,
-    private readonly context: AsyncLocalStorage<RequestContext>,
-  ) {
-    super(origin, options);
-  }
-
-  override request<TOpaque = null>(options: Dispatcher.RequestOptions<TOpaque>): Promise<Dispatcher.ResponseData<TOpaque>>;
-  override request<TOpaque = null>(
-    options: Dispatcher.RequestOptions<TOpaque>,
-    callback: (err: Error | null, data: Dispatcher.ResponseData<TOpaque>) => void,
-  ): void;
-  override request<TOpaque = null>(
-    options: Dispatcher.RequestOptions<TOpaque>,
-    callback?: (err: Error | null, data: Dispatcher.ResponseData<TOpaque>) => void,
-  ): Promise<Dispatcher.ResponseData<TOpaque>> | void {
-    const ctx = this.context.getStore();
-    if (callback || !ctx) return callback ? super.request(options, callback) : super.request(options);
-    const headers = { 'apns-priority': '10', ...(options.headers as Record<string, string> | undefined) };
-    return super.request({ ...options, headers, signal: ctx.signal }).then((res) => {
-      ctx.responseHeaders = res.headers;
-      // apns2 reads the body only on errors; release a success body so the stream ends.
-      if (res.statusCode === 200) void res.body.dump().catch(() => undefined);
-      return res;
-    });
-  }
-}
-
 /**
  * The APNs channel's {@link PushSender} (DESIGN.md "Delivery channels"), built on apns2's
  * `ApnsClient` (ES256 provider token cached 55 min and renewed after ExpiredProviderToken,
- * request headers, error parsing) with its undici pool replaced by one that speaks HTTP/2 to
- * `origin`, trusts the system roots plus `transport.extraCa`, multiplexes up to 100 streams per
- * connection and ends every request within `transport.requestTimeoutMs` (default 10 000 ms).
+ * request headers, error parsing) with its undici pool replaced by an {@link ApnsHttp2Transport}:
+ * one HTTP/2 session to `origin` multiplexing up to the server's stream limit, trusting the
+ * system roots plus `transport.extraCa`, every request ended within `transport.requestTimeoutMs`
+ * (default 10 000 ms). Why the pool was replaced: docs/decisions/0004-apns-transport.md.
  *
  * - `origin`: default https://api.push.apple.com (production) or https://api.sandbox.push.apple.com
  *   (sandbox); PUSHHUB_APNS_ORIGIN overrides it, e.g. `https://127.0.0.1:8443` for a fake.
@@ -195,7 +153,6 @@ export function createApnsSender(options: {
   const log = options.logger.child({ component: 'apns-sender' });
   const origin = new URL(options.origin ?? defaultOrigins[settings.environment]).origin;
   const timeoutMs = transport.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const context = new AsyncLocalStorage<RequestContext>();
 
   const apns = new ApnsClient({
     team: settings.teamId,
@@ -204,31 +161,25 @@ export function createApnsSender(options: {
     defaultTopic: settings.defaultTopic,
     host: new URL(origin).hostname,
   });
-  // apns2 builds a pool for https://<host>:443 with no CA or timeout options. It has not
+  // apns2 builds an undici pool for https://<host>:443 with no CA or timeout options. It has not
   // connected yet (undici connects on the first request); swap in ours and close it.
   const stockPool = apns.client;
-  const pool = new ApnsPool(
-    origin,
-    {
-      allowH2: true,
-      connections: 4,
-      pipelining: 100,
-      maxConcurrentStreams: 100,
-      connect: { ca: [...tls.rootCertificates, ...(transport.extraCa ?? [])] },
-      connectTimeout: timeoutMs,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    },
-    context,
-  );
-  (apns as unknown as { client: Pool }).client = pool;
+  const http2Transport = new ApnsHttp2Transport(origin, {
+    ca: [...tls.rootCertificates, ...(transport.extraCa ?? [])],
+    connectTimeoutMs: timeoutMs,
+  });
+  (apns as unknown as { client: ApnsHttp2Transport }).client = http2Transport;
   void stockPool.close().catch(() => undefined);
 
-  async function attempt(job: DeliveryJob, signal: AbortSignal): Promise<SendOutcome> {
+  // A notification fans out to many devices one after another: build its payload once.
+  let lastPayload: { id: string; parts: ApnsPayloadParts | null } | undefined;
+
+  async function attempt(job: DeliveryJob): Promise<SendOutcome> {
     const { notification: n, device } = job;
     if (!device.token) return { kind: 'failed', reason: 'apns device has no token' };
     const topic = device.topic ?? settings.defaultTopic;
-    const payload = buildApnsPayload(n);
+    if (lastPayload?.id !== n.id) lastPayload = { id: n.id, parts: buildApnsPayload(n) };
+    const payload = lastPayload.parts;
     if (!payload) return { kind: 'failed', reason: `apns payload over ${APNS_MAX_PAYLOAD_BYTES} bytes even without a body` };
     if (payload.shortened) log.info({ deliveryId: job.deliveryId, notificationId: n.id, ...payload.shortened }, 'apns payload shortened to fit 4096 bytes');
 
@@ -241,18 +192,20 @@ export function createApnsSender(options: {
       ...(payload.mutableContent ? { mutableContent: true } : {}),
       data: payload.data,
     });
-    const ctx: RequestContext = { signal };
-    const fields = { deliveryId: job.deliveryId, notificationId: n.id, topic, attempts: job.attempts };
+    const scope: ApnsRequestScope = { timeoutMs };
     try {
-      await context.run(ctx, () => apns.send(note));
-      const apnsId = header(ctx.responseHeaders, 'apns-id');
-      log.debug({ ...fields, apnsId }, 'apns delivered');
+      await http2Transport.within(scope, () => apns.send(note));
+      const apnsId = header(scope.responseHeaders, 'apns-id');
+      if (log.isLevelEnabled('debug')) log.debug({ deliveryId: job.deliveryId, notificationId: n.id, topic, attempts: job.attempts, apnsId }, 'apns delivered');
       return apnsId ? { kind: 'delivered', providerId: apnsId } : { kind: 'delivered' };
     } catch (err) {
-      const outcome = outcomeForError(err, ctx.responseHeaders, signal, timeoutMs);
+      const outcome = outcomeForError(err, scope.responseHeaders);
       const status = err instanceof ApnsError ? err.statusCode : undefined;
       const level = outcome.kind === 'failed' ? 'error' : 'warn';
-      log[level]({ ...fields, status, outcome: outcome.kind, reason: outcome.reason }, 'apns not delivered');
+      log[level](
+        { deliveryId: job.deliveryId, notificationId: n.id, topic, attempts: job.attempts, status, outcome: outcome.kind, reason: outcome.reason },
+        'apns not delivered',
+      );
       return outcome;
     }
   }
@@ -262,26 +215,8 @@ export function createApnsSender(options: {
   return {
     channel: 'apns',
 
-    async send(job) {
-      const controller = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<SendOutcome>((resolve) => {
-        timer = setTimeout(() => {
-          controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-          resolve({ kind: 'retry', reason: `apns request timed out after ${timeoutMs} ms` });
-        }, timeoutMs);
-      });
-      try {
-        return await Promise.race([
-          attempt(job, controller.signal).catch((err: unknown) => ({
-            kind: 'retry' as const,
-            reason: `apns send error: ${errorText(err)}`,
-          })),
-          deadline,
-        ]);
-      } finally {
-        clearTimeout(timer);
-      }
+    send(job) {
+      return attempt(job).catch((err: unknown) => ({ kind: 'retry' as const, reason: `apns send error: ${errorText(err)}` }));
     },
 
     close() {
@@ -361,13 +296,8 @@ function buildApnsPayload(n: DeliveryJob['notification']): ApnsPayloadParts | nu
   return null;
 }
 
-/** Maps an apns2 or undici error to an outcome (DESIGN.md channel table; Apple, "Handling error responses from APNs"). */
-function outcomeForError(
-  err: unknown,
-  headers: RequestContext['responseHeaders'],
-  signal: AbortSignal,
-  timeoutMs: number,
-): Exclude<SendOutcome, { kind: 'delivered' }> {
+/** Maps an apns2 or transport error to an outcome (DESIGN.md channel table; Apple, "Handling error responses from APNs"). */
+function outcomeForError(err: unknown, headers: ApnsRequestScope['responseHeaders']): Exclude<SendOutcome, { kind: 'delivered' }> {
   if (err instanceof ApnsError) {
     const status = err.statusCode;
     const reason = typeof err.reason === 'string' && err.reason ? err.reason : Errors.unknownError;
@@ -383,11 +313,11 @@ function outcomeForError(
     }
     return { kind: 'failed', reason: `apns ${status} ${reason}` };
   }
-  if (signal.aborted) return { kind: 'retry', reason: `apns request timed out after ${timeoutMs} ms` };
+  if (err instanceof ApnsTimeoutError) return { kind: 'retry', reason: `apns request timed out after ${err.timeoutMs} ms` };
   return { kind: 'retry', reason: `apns network error: ${errorText(err)}` };
 }
 
-function header(headers: RequestContext['responseHeaders'], name: string): string | undefined {
+function header(headers: ApnsRequestScope['responseHeaders'], name: string): string | undefined {
   const value = headers?.[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -401,7 +331,7 @@ function parseRetryAfter(value: string | undefined): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-/** A short description of an error: its code or name and message (undici messages carry no paths or tokens). */
+/** A short description of an error: its code or name and message (node:http2 and TLS messages carry no paths or tokens). */
 function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as { code?: unknown }).code;
