@@ -85,6 +85,8 @@ export interface DispatchRow {
   maxInFlight: number;
   maxSessionInFlight: number;
   rssMiB: number | null;
+  /** Hub only: ms from the first to the last push accepted (the pushes are sent all at once). */
+  acceptMs: number | null;
 }
 
 interface FakeStats {
@@ -145,6 +147,7 @@ async function clientRun(mode: 'raw' | 'node-apn' | 'hub-sender', fake: Server, 
     maxInFlight: stats.maxInFlight,
     maxSessionInFlight: stats.maxSessionInFlight,
     rssMiB: null,
+    acceptMs: null,
   };
 }
 
@@ -213,6 +216,7 @@ async function hubRun(
       (db.prepare('SELECT status, count(*) AS n FROM deliveries GROUP BY status').all() as Array<{ status: string; n: number }>).map((r) => [r.status, r.n]),
     ) as Record<string, number>;
     const acceptedAt = db.prepare('SELECT min(created_at) FROM notifications').pluck().get() as number;
+    const lastAcceptedAt = db.prepare('SELECT max(created_at) FROM notifications').pluck().get() as number;
     const lastDelivered = db.prepare("SELECT max(updated_at) FROM deliveries WHERE status = 'delivered'").pluck().get() as number | null;
     const pending = counts.pending ?? 0;
     const delivered = counts.delivered ?? 0;
@@ -234,6 +238,7 @@ async function hubRun(
       maxInFlight: stats.maxInFlight,
       maxSessionInFlight: stats.maxSessionInFlight,
       rssMiB,
+      acceptMs: lastAcceptedAt - acceptedAt,
     };
   } finally {
     await server.stop();
@@ -290,7 +295,7 @@ export async function runDispatch(seconds = 10, options: DispatchOptions = {}): 
     await fake.stop();
     removeDir(tlsDir);
   }
-  table(rows.map((r) => ({ ...r, seconds: r.seconds.toFixed(2), rssMiB: r.rssMiB ?? '' })));
+  table(rows.map((r) => ({ ...r, seconds: r.seconds.toFixed(2), rssMiB: r.rssMiB ?? '', acceptMs: r.acceptMs ?? '' })));
   // With repeats, each sender's best run (the one least disturbed by other work on the machine).
   const best = [...rows.reduce((m, r) => (r.perSec > (m.get(r.sender)?.perSec ?? -1) ? m.set(r.sender, r) : m), new Map<string, DispatchRow>()).values()];
   const raw = best.find((r) => r.sender.startsWith('raw'))!;

@@ -1,27 +1,37 @@
 import type { Db } from './db.js';
-import type { Channel, Platform } from './device-store.js';
+import { channels, type Channel, type Platform } from './device-store.js';
 import type { DeliveryJob } from '../delivery/types.js';
 
-interface DueRow {
-  id: number;
-  attempts: number;
-  due_at: number;
-  n_id: string;
+/**
+ * A due row as an array (better-sqlite3 `raw()` mode: no object with 15 named properties per
+ * row), in the order of the SELECT in `dueSql`.
+ */
+type DueRow = [
+  id: number,
+  attempts: number,
+  dueAt: number,
+  notificationId: string,
+  deviceId: string,
+  userId: string,
+  platform: Platform,
+  channel: Channel,
+  token: string | null,
+  topic: string | null,
+  subscription: string | null,
+  deactivatedAt: number | null,
+];
+
+interface ContentRow {
   title: string;
   body: string;
   emoji: string | null;
   image: string | null;
   url: string | null;
-  n_created_at: number;
-  device_id: string;
-  user_id: string;
-  platform: Platform;
-  channel: Channel;
-  token: string | null;
-  topic: string | null;
-  subscription: string | null;
-  deactivated_at: number | null;
+  created_at: number;
 }
+
+/** Notification contents kept for the next reads (a fan-out's deliveries share one). */
+const CONTENT_CACHE_SIZE = 64;
 
 /** A position in the outbox's due order (next_attempt_at, id): where the last read stopped. */
 export interface DueCursor {
@@ -49,22 +59,38 @@ export type OutboxStore = ReturnType<typeof createOutboxStore>;
 
 /** Builds the outbox store over an open database. */
 export function createOutboxStore(db: Db) {
+  // The deliveries with their device; the notification's content comes from `content()`, read
+  // once for all the deliveries of a fan-out instead of joined into every row.
   const dueSql = (afterCursor: boolean) =>
-    `SELECT d.id, d.attempts, d.next_attempt_at AS due_at, n.id AS n_id, n.title, n.body, n.emoji, n.image, n.url,
-            n.created_at AS n_created_at, v.id AS device_id, v.user_id, v.platform, v.channel, v.token, v.topic,
-            v.subscription, v.deactivated_at
+    `SELECT d.id, d.attempts, d.next_attempt_at, d.notification_id, v.id, v.user_id, v.platform, v.channel,
+            v.token, v.topic, v.subscription, v.deactivated_at
        FROM deliveries d
-       JOIN notifications n ON n.id = d.notification_id
        JOIN devices v ON v.id = d.device_id
       WHERE d.status = 'pending' AND d.channel = @channel AND d.next_attempt_at <= @now
             ${afterCursor ? 'AND (d.next_attempt_at, d.id) > (@afterAt, @afterId)' : ''}
       ORDER BY d.next_attempt_at, d.id
       LIMIT @limit`;
-  const selectDue = db.prepare<[Record<string, unknown>], DueRow>(dueSql(false));
-  const selectDueAfter = db.prepare<[Record<string, unknown>], DueRow>(dueSql(true));
+  const selectDue = db.prepare<[Record<string, unknown>], DueRow>(dueSql(false)).raw(true);
+  const selectDueAfter = db.prepare<[Record<string, unknown>], DueRow>(dueSql(true)).raw(true);
+  const selectContent = db.prepare<[string], ContentRow>(
+    'SELECT title, body, emoji, image, url, created_at FROM notifications WHERE id = ?',
+  );
+  // A notification's content never changes once accepted (a deleted one takes its deliveries with it).
+  const contents = new Map<string, DeliveryJob['notification']>();
+  const content = (id: string): DeliveryJob['notification'] | undefined => {
+    let n = contents.get(id);
+    if (n) return n;
+    const r = selectContent.get(id);
+    if (!r) return undefined;
+    n = { id, title: r.title, body: r.body, emoji: r.emoji, image: r.image, url: r.url, createdAt: r.created_at };
+    if (contents.size >= CONTENT_CACHE_SIZE) contents.delete(contents.keys().next().value!);
+    contents.set(id, n);
+    return n;
+  };
   const countPending = db.prepare<[], number>("SELECT count(*) FROM deliveries WHERE status = 'pending'").pluck();
+  // Per channel, so it is one seek in the (channel, next_attempt_at) index (migration 0003).
   const selectNextDue = db
-    .prepare<[], number | null>("SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending'")
+    .prepare<[Channel], number | null>("SELECT min(next_attempt_at) FROM deliveries WHERE status = 'pending' AND channel = ?")
     .pluck();
   const setDelivered = db.prepare(
     `UPDATE deliveries SET status = 'delivered', attempts = attempts + 1, provider_id = ?, last_error = NULL, updated_at = ?
@@ -107,33 +133,31 @@ export function createOutboxStore(db: Db) {
       const rows = after
         ? selectDueAfter.all({ channel, now, limit, afterAt: after.at, afterId: after.id })
         : selectDue.all({ channel, now, limit });
-      return rows.map((r) => ({
-        cursor: { at: r.due_at, id: r.id },
-        acceptedAt: r.n_created_at,
-        deviceDeactivated: r.deactivated_at !== null,
-        job: {
-          deliveryId: r.id,
-          attempts: r.attempts,
-          notification: {
-            id: r.n_id,
-            title: r.title,
-            body: r.body,
-            emoji: r.emoji,
-            image: r.image,
-            url: r.url,
-            createdAt: r.n_created_at,
+      const due: DueDelivery[] = [];
+      for (const [id, attempts, dueAt, notificationId, deviceId, userId, platform, ch, token, topic, subscription, deactivatedAt] of rows) {
+        const notification = content(notificationId);
+        if (!notification) continue; // deleted since the read began: its deliveries went with it
+        due.push({
+          cursor: { at: dueAt, id },
+          acceptedAt: notification.createdAt,
+          deviceDeactivated: deactivatedAt !== null,
+          job: {
+            deliveryId: id,
+            attempts,
+            notification,
+            device: {
+              id: deviceId,
+              userId,
+              platform,
+              channel: ch,
+              token,
+              topic,
+              subscription: subscription === null ? null : JSON.parse(subscription),
+            },
           },
-          device: {
-            id: r.device_id,
-            userId: r.user_id,
-            platform: r.platform,
-            channel: r.channel,
-            token: r.token,
-            topic: r.topic,
-            subscription: r.subscription === null ? null : JSON.parse(r.subscription),
-          },
-        },
-      }));
+        });
+      }
+      return due;
     },
     /** Pending deliveries in the outbox (counts the partial index: O(depth)). */
     depth(): number {
@@ -141,14 +165,21 @@ export function createOutboxStore(db: Db) {
     },
     /** The earliest `next_attempt_at` of any pending delivery (ms), or null when none is pending. */
     nextDueAt(): number | null {
-      return selectNextDue.get() ?? null;
+      let next: number | null = null;
+      for (const channel of channels) {
+        const at = selectNextDue.get(channel) ?? null;
+        if (at !== null && (next === null || at < next)) next = at;
+      }
+      return next;
     },
-    /** Records a successful send and the device's last success. */
+    /**
+     * Records a successful send and the device's last success. Two statements: call it inside
+     * {@link transaction} (the dispatcher records each batch of outcomes in one), so both or
+     * neither are written.
+     */
     delivered(deliveryId: number, deviceId: string, providerId: string | null, now: number): void {
-      db.transaction(() => {
-        setDelivered.run(providerId, now, deliveryId);
-        setDeviceSuccess.run(now, deviceId);
-      })();
+      setDelivered.run(providerId, now, deliveryId);
+      setDeviceSuccess.run(now, deviceId);
     },
     /** Counts the attempt and schedules the next one at `at` (ms). */
     retry(deliveryId: number, at: number, reason: string, now: number): void {
