@@ -5,7 +5,7 @@
 // - `raw`: node:http2, one session, `inflight` streams at once — the ceiling of one client process;
 // - `node-apn`: @parse/node-apn's Provider (one multiplexed session), `inflight` sends at once;
 // - `hub-sender`: the hub's own APNs sender (server/delivery/senders/apns-sender.ts: apns2 with
-//   its undici pool replaced), `inflight` sends at once, without the dispatcher and the database —
+//   its undici pool replaced by our node:http2 transport), `inflight` sends at once, without the dispatcher and the database —
 //   what the transport alone costs.
 // Each mode loads only its own library, connects and sends one notification before the timed
 // span starts (a sender is long-lived in the hub, so its setup is not per-delivery work).

@@ -8,8 +8,9 @@
 // Besides the rate, each sender's CPU time per delivery is reported: on a shared machine it is
 // steadier than the rate, and it says what the rate would be on one free core.
 //
-// The hub runs once per dispatcher concurrency (config `delivery.concurrency`, given through a
-// PUSHHUB_CONFIG file): the default 64, and 1,000 to match the raw client.
+// The hub runs once per APNs concurrency (config `delivery.channelConcurrency.apns`, given
+// through a PUSHHUB_CONFIG file): by default only the shipped 1,000, which matches the raw
+// client's streams in flight; --concurrency=64,1000 adds others for comparison.
 //
 // Usage: npx tsx bench/dispatch.ts [seconds] [--deliveries=N] [--concurrency=64,1000] [--repeat=N]
 //                                  [--skip-node-apn] [--profile]
@@ -59,6 +60,8 @@ import { KEY_ID, TEAM_ID, TOPIC } from './apns-common.js';
 import { summarizeProfile } from './profile-summary.js';
 
 const DELAY_MS = 25;
+/** The hub's default APNs concurrency (config `delivery.channelConcurrency.apns`). */
+const DEFAULT_APNS_CONCURRENCY = 1000;
 const INFLIGHT = 1000;
 /** Receivers (one APNs device each) in the group the hub's pushes go to. */
 const GROUP_USERS = 1000;
@@ -153,7 +156,7 @@ async function clientRun(mode: 'raw' | 'node-apn' | 'hub-sender', fake: Server, 
 
 /**
  * The real hub: seeds a group of {@link GROUP_USERS} receivers with one APNs device each through
- * the store modules, starts the hub (core 0) with `delivery.concurrency`, configures APNs through
+ * the store modules, starts the hub (core 0) with `concurrency` for APNs, configures APNs through
  * PUT /api/settings/apns with a fresh P-256 key, sends pushes to the group until `deliveries`
  * rows are queued, and polls the database until none is pending (or `limitMs` passed).
  */
@@ -174,7 +177,7 @@ async function hubRun(
     ...hubEnv,
     PUSHHUB_APNS_ORIGIN: fake.url,
     PUSHHUB_EXTRA_CA_FILE: caFile,
-    PUSHHUB_CONFIG: writeHubConfig(dataDir, { delivery: { concurrency, channelConcurrency: { apns: concurrency } } }),
+    PUSHHUB_CONFIG: writeHubConfig(dataDir, { delivery: { channelConcurrency: { apns: concurrency } } }),
   };
   const profArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const server = await startProcess([...profArgs, ...hubArgs(dataDir)], env, hubCores);
@@ -225,7 +228,7 @@ async function hubRun(
     db.close();
     const stats = await fakeStats(fake.url, ca);
     return {
-      sender: `hub (delivery.concurrency ${concurrency})`,
+      sender: `hub (APNs concurrency ${concurrency}${concurrency === DEFAULT_APNS_CONCURRENCY ? ', the default' : ''})`,
       deliveries: users * pushes,
       delivered,
       failed: (counts.failed ?? 0) + (counts.expired ?? 0) + pending,
@@ -270,7 +273,7 @@ export interface DispatchOptions {
 export async function runDispatch(seconds = 10, options: DispatchOptions = {}): Promise<Check[]> {
   pinSelf(); // the load generator (and this orchestrator) on core 1, away from the hub
   const deliveries = options.deliveries ?? Math.max(1000, Math.round(2000 * seconds));
-  const concurrencies = options.concurrencies ?? [64, 1000];
+  const concurrencies = options.concurrencies ?? [DEFAULT_APNS_CONCURRENCY];
   const limitMs = 3 * seconds * 1000;
   const repeat = options.repeat ?? 1;
   console.log(`\n== dispatch: ${deliveries} APNs deliveries, server answering after ${DELAY_MS} ms ==`);
@@ -316,8 +319,9 @@ export async function runDispatch(seconds = 10, options: DispatchOptions = {}): 
       benchmark: 'dispatch',
       metric: `${h.sender} / raw`,
       value: `${pct(h.perSec / raw.perSec)} (${h.perSec} / ${raw.perSec} /s)`,
-      target: '≥ 70%',
-      pass: h.perSec / raw.perSec >= 0.7 && h.delivered === h.deliveries,
+      // The target is the hub as shipped; other concurrencies are for comparison.
+      target: h.sender.includes('the default') ? '≥ 70%' : '(info)',
+      pass: h.sender.includes('the default') ? h.perSec / raw.perSec >= 0.7 && h.delivered === h.deliveries : null,
     })),
     ...hubs.map((h) => ({
       benchmark: 'dispatch',

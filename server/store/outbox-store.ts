@@ -30,6 +30,9 @@ interface ContentRow {
   created_at: number;
 }
 
+/** How stale a device's recorded last success may get before a delivery rewrites it (ms). */
+export const LAST_SUCCESS_RESOLUTION_MS = 60_000;
+
 /** Notification contents kept for the next reads (a fan-out's deliveries share one). */
 const CONTENT_CACHE_SIZE = 64;
 
@@ -96,7 +99,11 @@ export function createOutboxStore(db: Db) {
     `UPDATE deliveries SET status = 'delivered', attempts = attempts + 1, provider_id = ?, last_error = NULL, updated_at = ?
       WHERE id = ? AND status = 'pending'`,
   );
-  const setDeviceSuccess = db.prepare('UPDATE devices SET last_success_at = ? WHERE id = ?');
+  // A fan-out updates many devices, each on its own page: write a device's last success only when
+  // the stored one is older than LAST_SUCCESS_RESOLUTION_MS, so bursts do not rewrite the same rows.
+  const setDeviceSuccess = db.prepare(
+    'UPDATE devices SET last_success_at = @now WHERE id = @id AND (last_success_at IS NULL OR last_success_at <= @now - @resolution)',
+  );
   const setRetry = db.prepare(
     `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, updated_at = ?
       WHERE id = ? AND status = 'pending'`,
@@ -173,13 +180,14 @@ export function createOutboxStore(db: Db) {
       return next;
     },
     /**
-     * Records a successful send and the device's last success. Two statements: call it inside
+     * Records a successful send and the device's last success (to within
+     * {@link LAST_SUCCESS_RESOLUTION_MS}: the console shows it as "n minutes ago"). Two statements: call it inside
      * {@link transaction} (the dispatcher records each batch of outcomes in one), so both or
      * neither are written.
      */
     delivered(deliveryId: number, deviceId: string, providerId: string | null, now: number): void {
       setDelivered.run(providerId, now, deliveryId);
-      setDeviceSuccess.run(now, deviceId);
+      setDeviceSuccess.run({ now, id: deviceId, resolution: LAST_SUCCESS_RESOLUTION_MS });
     },
     /** Counts the attempt and schedules the next one at `at` (ms). */
     retry(deliveryId: number, at: number, reason: string, now: number): void {

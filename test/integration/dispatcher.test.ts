@@ -9,6 +9,7 @@ import { createPushService, type PushService } from '../../server/domain/push-se
 import { openDatabase } from '../../server/store/db.js';
 import type { Channel } from '../../server/store/device-store.js';
 import { createStore, type Store } from '../../server/store/index.js';
+import { LAST_SUCCESS_RESOLUTION_MS } from '../../server/store/outbox-store.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The outbox loop against a real SQLite database, with a scripted sender standing in for a
@@ -90,6 +91,22 @@ describe('dispatcher', () => {
       notification: { id, title: 'Hello', body: 'World', emoji: '👋', image: null, url: null },
       device: { id: device.id, token: 'a'.repeat(64), topic: 'com.example.app', channel: 'apns' },
     });
+    expect(store.devices.get(device.id)?.lastSuccessAt).toBe(now);
+  });
+
+  it("keeps a device's last success to the minute without rewriting it on every delivery of a burst", async () => {
+    const device = addApnsDevice();
+    dispatcher.start();
+    const first = now;
+    const one = send('one').id;
+    await waitFor(() => delivery(one).status === 'delivered');
+    now += LAST_SUCCESS_RESOLUTION_MS - 1000;
+    const second = send('two').id;
+    await waitFor(() => delivery(second).status === 'delivered');
+    expect(store.devices.get(device.id)?.lastSuccessAt).toBe(first);
+    now += 1000;
+    const third = send('three').id;
+    await waitFor(() => delivery(third).status === 'delivered');
     expect(store.devices.get(device.id)?.lastSuccessAt).toBe(now);
   });
 
