@@ -27,6 +27,8 @@ export interface FakeApnsResponse {
   reset?: boolean;
   /** Answer this many ms later (APNs is tens of ms away). */
   delayMs?: number;
+  /** Send the status and half of the body, then cut the connection (TCP gone mid-answer). */
+  truncate?: boolean;
 }
 
 /** A running fake APNs. */
@@ -41,8 +43,13 @@ export interface FakeApns {
   sessionCount(): number;
   /** The most requests that were open at once on one session so far. */
   maxStreamsInFlight(): number;
-  /** Sends GOAWAY on every open session (as APNs does before it closes a connection). */
-  goaway(): void;
+  /**
+   * Sends GOAWAY on every open session (as APNs does before it closes a connection). With
+   * `lastStreamId`, streams above it are refused unprocessed (RFC 9113 §6.8).
+   */
+  goaway(lastStreamId?: number): void;
+  /** The HTTP/2 stream id of each request in `requests`, in the same order. */
+  streamIds: number[];
   /** Stops the server, cutting open sessions (hung requests included). */
   close(): Promise<void>;
 }
@@ -73,6 +80,7 @@ export async function startFakeApns(options: {
   const publicKey = typeof options.publicKey === 'string' ? crypto.createPublicKey(options.publicKey) : options.publicKey;
   const { key, cert } = testCertificate();
   const requests: FakeApnsRequest[] = [];
+  const streamIds: number[] = [];
   const sessions = new Set<http2.ServerHttp2Session>();
   let sessionsOpened = 0;
   let maxInFlight = 0;
@@ -137,6 +145,7 @@ export async function startFakeApns(options: {
         jwt,
       };
       requests.push(req);
+      streamIds.push(stream.id ?? 0);
 
       if (!authorization) return answer(403, { reason: 'MissingProviderToken' });
       if (!jwt) return answer(403, { reason: 'InvalidProviderToken' });
@@ -150,6 +159,13 @@ export async function startFakeApns(options: {
       if (scripted.hang) return; // never answer
       if (scripted.reset) {
         stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+        return;
+      }
+      if (scripted.truncate) {
+        const json = JSON.stringify(scripted.body ?? { reason: 'BadDeviceToken' });
+        stream.respond({ ':status': scripted.status, 'apns-id': apnsId, 'content-type': 'application/json' });
+        // (node's stream.close() would end the body cleanly first, so the whole session goes.)
+        stream.write(json.slice(0, Math.floor(json.length / 2)), () => stream.session?.destroy());
         return;
       }
       if (scripted.delayMs) {
@@ -174,8 +190,9 @@ export async function startFakeApns(options: {
     },
     sessionCount: () => sessionsOpened,
     maxStreamsInFlight: () => maxInFlight,
-    goaway() {
-      for (const session of sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+    streamIds,
+    goaway(lastStreamId) {
+      for (const session of sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR, lastStreamId);
     },
     close() {
       return new Promise<void>((resolve) => {

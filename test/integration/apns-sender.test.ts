@@ -236,6 +236,37 @@ describe('the HTTP/2 connection', () => {
     expect(fake.sessionCount()).toBe(2);
   });
 
+  it('sends again, once, the requests a GOAWAY refused unprocessed', async () => {
+    fake.respond(() => ({ status: 200, delayMs: 300 }));
+    const s = sender();
+    const inFlight = Array.from({ length: 3 }, (_, i) => s.send({ ...job(), deliveryId: i }));
+    await waitFor(() => fake.requests.length === 3);
+    fake.goaway(Math.min(...fake.streamIds)); // only the first stream was processed
+    expect((await Promise.all(inFlight)).map((o) => o.kind)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(fake.requests).toHaveLength(5);
+    expect(fake.sessionCount()).toBe(2);
+  });
+
+  it('treats an answer cut off mid-body as a network error to retry, not as what the status says', async () => {
+    fake.respond(() => ({ status: 400, body: { reason: 'BadDeviceToken' }, truncate: true }));
+    expect(await sender().send(job())).toMatchObject({ kind: 'retry', reason: expect.stringContaining('network error') });
+  });
+
+  it('replaces a connection that went silent (cut by a NAT or firewall) instead of timing out on it for ever', async () => {
+    const proxy = await startSilenceableProxy(new URL(fake.origin).port);
+    try {
+      const s = sender({ origin: `https://127.0.0.1:${proxy.port}`, transport: { extraCa: [testCertificate().cert], requestTimeoutMs: 400 } });
+      expect((await s.send(job())).kind).toBe('delivered');
+      proxy.silence(); // the open connection stops passing bytes, with no FIN or RST
+      expect(await s.send(job())).toMatchObject({ kind: 'retry', reason: expect.stringMatching(/timed out/) });
+      await new Promise((r) => setTimeout(r, 1000)); // the PING after the timeout goes unanswered
+      expect((await s.send(job())).kind).toBe('delivered');
+      expect(fake.sessionCount()).toBe(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('fails every waiting request with the connection error instead of dialling again for each', async () => {
     // A server that accepts TCP connections and drops them: the TLS handshake never completes.
     let connections = 0;
@@ -415,4 +446,37 @@ async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * A TCP proxy to 127.0.0.1:`targetPort`; `silence()` makes the connections open at that moment
+ * stop passing bytes both ways without closing them (as a NAT that dropped its mapping does).
+ * Connections made later pass bytes again.
+ */
+async function startSilenceableProxy(targetPort: string): Promise<{ port: number; silence(): void; close(): Promise<void> }> {
+  const open = new Set<{ client: net.Socket; upstream: net.Socket; silent: boolean }>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(targetPort), '127.0.0.1');
+    const pair = { client, upstream, silent: false };
+    open.add(pair);
+    client.on('data', (d) => pair.silent || upstream.write(d));
+    upstream.on('data', (d) => pair.silent || client.write(d));
+    const end = () => {
+      open.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    silence: () => open.forEach((p) => (p.silent = true)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        open.forEach((p) => (p.client.destroy(), p.upstream.destroy()));
+        server.close(() => resolve());
+      }),
+  };
 }

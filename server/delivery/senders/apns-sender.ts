@@ -166,7 +166,7 @@ export function createApnsSender(options: {
   const stockPool = apns.client;
   const http2Transport = new ApnsHttp2Transport(origin, {
     ca: [...tls.rootCertificates, ...(transport.extraCa ?? [])],
-    connectTimeoutMs: timeoutMs,
+    timeoutMs,
   });
   (apns as unknown as { client: ApnsHttp2Transport }).client = http2Transport;
   void stockPool.close().catch(() => undefined);
@@ -192,7 +192,7 @@ export function createApnsSender(options: {
       ...(payload.mutableContent ? { mutableContent: true } : {}),
       data: payload.data,
     });
-    const scope: ApnsRequestScope = { timeoutMs };
+    const scope: ApnsRequestScope = {};
     try {
       await http2Transport.within(scope, () => apns.send(note));
       const apnsId = header(scope.responseHeaders, 'apns-id');

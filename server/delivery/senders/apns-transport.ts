@@ -21,12 +21,9 @@ export interface ApnsResponse {
 
 /**
  * What one send attaches to the request apns2 makes for it (see {@link ApnsHttp2Transport.within}).
- * - `timeoutMs`: the request ends with a {@link ApnsTimeoutError} this many ms after it was made,
- *   time spent waiting for a free stream included.
  * - `responseHeaders`: filled in with the answer's headers (apns-id, retry-after), which apns2 drops.
  */
 export interface ApnsRequestScope {
-  timeoutMs: number;
   responseHeaders?: http2.IncomingHttpHeaders;
 }
 
@@ -41,6 +38,9 @@ export class ApnsTimeoutError extends Error {
 /** How often an open session is checked with an HTTP/2 PING, as apns2 does (Apple: "check the health of your connection"). */
 const PING_INTERVAL_MS = 10 * 60 * 1000;
 
+/** How long a PING may go unanswered before the session counts as dead (ms, at most). */
+const PING_TIMEOUT_MS = 5_000;
+
 /** One HTTP/2 session and the streams it carries. */
 interface Connection {
   session: http2.ClientHttp2Session;
@@ -52,6 +52,8 @@ interface Connection {
   error?: Error;
   /** The session has emitted 'close'. */
   ended: boolean;
+  /** A PING is out and unanswered. */
+  pinging: boolean;
 }
 
 /** A request waiting for a free stream, or in flight. */
@@ -61,7 +63,13 @@ interface Pending {
   resolve: (res: ApnsResponse) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout | undefined;
+  /** When the deadline passes (ms since the epoch). */
+  deadlineAt: number;
   stream?: http2.ClientHttp2Stream;
+  /** The session the request went out on. */
+  connection?: Connection;
+  /** Sent again once after the server refused its stream unprocessed. */
+  resent: boolean;
   done: boolean;
 }
 
@@ -76,12 +84,17 @@ interface Pending {
  *
  * - One TLS session at a time to `origin` (Apple: "keep your connection to APNs open"),
  *   trusting `ca` (PEM strings; the system roots when not given), opened on the first request
- *   and again after a GOAWAY, an error or a close. A session still connecting after
- *   `connectTimeoutMs` is destroyed.
+ *   and again after a GOAWAY, an error or a close. A session without the server's SETTINGS
+ *   `timeoutMs` after it was opened is destroyed. A session that lets a request time out, or
+ *   every 10 minutes, gets a PING; unanswered within 5 s (or `timeoutMs` if shorter), the session
+ *   is dropped — a connection a NAT or firewall silently cut is replaced, not waited on.
  * - Requests are multiplexed up to the server's SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113
  *   §6.5.2; APNs allows up to 1,000 per connection); beyond it they wait in order for a free stream.
- * - Each request settles: with the answer, with the session's or stream's error, or with an
- *   {@link ApnsTimeoutError} when its scope's `timeoutMs` passes (its stream is then cancelled).
+ * - Each request settles, by `timeoutMs` after it was made at the latest (waiting for a stream
+ *   included): with the complete answer, with the session's or stream's error, or with an
+ *   {@link ApnsTimeoutError} (its stream is then cancelled). A stream the server refused
+ *   unprocessed (REFUSED_STREAM, e.g. past a GOAWAY's last stream id; RFC 9113 §8.7) is sent
+ *   again, once.
  * - Adds `apns-priority: 10` when apns2 left it out (apns2 omits the default priority).
  */
 export class ApnsHttp2Transport {
@@ -95,7 +108,7 @@ export class ApnsHttp2Transport {
 
   constructor(
     private readonly origin: string,
-    private readonly options: { ca?: string[]; connectTimeoutMs: number },
+    private readonly options: { ca?: string[]; timeoutMs: number },
   ) {
     // Built once: parsing ~140 system roots per connection is a measurable cost (decision 0004).
     this.secureContext = tls.createSecureContext(options.ca ? { ca: options.ca } : {});
@@ -104,8 +117,8 @@ export class ApnsHttp2Transport {
 
   /**
    * Runs `fn` with `scope` attached to the one request `fn` makes synchronously — as apns2's
-   * `send()` does: it calls `client.request` before its first `await`. A request made outside
-   * `within` has no deadline and reports no headers.
+   * `send()` does: it calls `client.request` before its first `await` (apns2 12.2; the
+   * dependency is pinned to 12.2.x for this). A request made outside `within` reports no headers.
    */
   within<T>(scope: ApnsRequestScope, fn: () => T): T {
     this.scope = scope;
@@ -125,13 +138,14 @@ export class ApnsHttp2Transport {
         reject(new Error('the APNs connection is closed'));
         return;
       }
-      const pending: Pending = { options, scope, resolve, reject, timer: undefined, done: false };
-      if (scope) {
-        pending.timer = setTimeout(() => {
-          pending.stream?.close(http2.constants.NGHTTP2_CANCEL);
-          this.settle(pending, new ApnsTimeoutError(scope.timeoutMs));
-        }, scope.timeoutMs);
-      }
+      const { timeoutMs } = this.options;
+      const pending: Pending = { options, scope, resolve, reject, timer: undefined, deadlineAt: Date.now() + timeoutMs, resent: false, done: false };
+      pending.timer = setTimeout(() => {
+        pending.stream?.close(http2.constants.NGHTTP2_CANCEL);
+        this.settle(pending, new ApnsTimeoutError(timeoutMs));
+        // No answer in time: make sure the session itself is still alive.
+        if (pending.connection) this.checkAlive(pending.connection);
+      }, timeoutMs);
       this.queue.push(pending);
       this.pump();
     });
@@ -144,7 +158,13 @@ export class ApnsHttp2Transport {
     for (const pending of this.queue.splice(0)) this.settle(pending, new Error('the APNs connection was closed'));
     await Promise.all(
       [...this.connections].map(
-        (c) => new Promise<void>((resolve) => (c.session.closed ? resolve() : c.session.close(() => resolve()))),
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.ended) return resolve();
+            c.session.once('close', () => resolve());
+            // A session already closing or destroyed ignores close(); its 'close' event still comes.
+            if (!c.session.closed && !c.session.destroyed) c.session.close();
+          }),
       ),
     );
   }
@@ -155,10 +175,7 @@ export class ApnsHttp2Transport {
     clearInterval(this.pingTimer);
     const reason = err ?? new Error('the APNs connection was destroyed');
     for (const pending of this.queue.splice(0)) this.settle(pending, reason);
-    for (const c of this.connections) {
-      c.error ??= reason;
-      c.session.destroy();
-    }
+    for (const c of this.connections) this.drop(c, reason);
   }
 
   /** Starts queued requests while the current session has free streams. */
@@ -188,19 +205,29 @@ export class ApnsHttp2Transport {
     }
     c.active += 1;
     pending.stream = stream;
+    pending.connection = c;
     let status = 0;
     let responseHeaders: http2.IncomingHttpHeaders = {};
     let streamError: Error | undefined;
+    let complete = false;
     const chunks: Buffer[] = [];
     stream.on('response', (h) => {
       status = Number(h[':status']);
       responseHeaders = h;
     });
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => (complete = true));
     stream.on('error', (err) => (streamError = err));
     stream.on('close', () => {
       c.active -= 1;
-      if (status > 0 && streamError === undefined) {
+      if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM && status === 0 && !pending.resent && !pending.done && Date.now() < pending.deadlineAt) {
+        // Never processed by the server (RFC 9113 §8.7): send it again, once (after a GOAWAY
+        // the session is already forgotten, so on a new one).
+        pending.resent = true;
+        pending.stream = undefined;
+        pending.connection = undefined;
+        this.queue.unshift(pending);
+      } else if (status > 0 && complete && streamError === undefined && !stream.rstCode) {
         if (pending.scope) pending.scope.responseHeaders = responseHeaders;
         this.settle(pending, undefined, response(status, responseHeaders, chunks));
       } else if (c.session.destroyed && !c.ended) {
@@ -226,17 +253,16 @@ export class ApnsHttp2Transport {
 
   /** The session new requests go to, opened if there is none. */
   private current(): Connection {
-    if (this.connection) return this.connection;
+    const open = this.connection;
+    if (open && !open.session.destroyed && !open.session.closed) return open;
+    this.connection = undefined;
     const session = http2.connect(this.origin, { secureContext: this.secureContext });
-    const c: Connection = { session, active: 0, settled: false, ended: false };
+    const c: Connection = { session, active: 0, settled: false, ended: false, pinging: false };
     this.connection = c;
     this.connections.add(c);
     const connectTimer = setTimeout(() => {
-      if (session.connecting) {
-        c.error = new Error(`connecting to APNs timed out after ${this.options.connectTimeoutMs} ms`);
-        session.destroy();
-      }
-    }, this.options.connectTimeoutMs);
+      if (!c.settled) this.drop(c, new Error(`connecting to APNs timed out after ${this.options.timeoutMs} ms`));
+    }, this.options.timeoutMs);
     connectTimer.unref();
     session.on('remoteSettings', () => {
       c.settled = true;
@@ -266,19 +292,40 @@ export class ApnsHttp2Transport {
    */
   private lost(c: Connection, err: Error): void {
     c.error ??= err;
+    const wasCurrent = this.connection === c;
     this.forget(c);
-    if (!c.settled) for (const pending of this.queue.splice(0)) this.settle(pending, c.error);
+    if (!c.settled && wasCurrent) for (const pending of this.queue.splice(0)) this.settle(pending, c.error);
+  }
+
+  /** Ends `c` with `err` (its requests fail with it); new requests go to a new session. */
+  private drop(c: Connection, err: Error): void {
+    c.error ??= err;
+    this.forget(c);
+    c.session.destroy();
+  }
+
+  /** Sends a PING on `c` unless one is out; no answer within the PING deadline drops the session. */
+  private checkAlive(c: Connection): void {
+    if (c.pinging || !c.settled || c.session.destroyed || c.session.closed) return;
+    c.pinging = true;
+    const limit = Math.min(PING_TIMEOUT_MS, this.options.timeoutMs);
+    const timer = setTimeout(() => this.drop(c, new Error(`APNs connection did not answer a PING within ${limit} ms`)), limit);
+    timer.unref();
+    try {
+      c.session.ping((err) => {
+        clearTimeout(timer);
+        c.pinging = false;
+        if (err && !c.session.destroyed) this.drop(c, err);
+      });
+    } catch (err) {
+      clearTimeout(timer);
+      c.pinging = false;
+      this.drop(c, err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   private ping(): void {
-    const c = this.connection;
-    if (!c || c.session.connecting || c.session.destroyed) return;
-    c.session.ping((err) => {
-      if (err) {
-        c.error ??= err;
-        c.session.destroy();
-      }
-    });
+    if (this.connection) this.checkAlive(this.connection);
   }
 }
 
