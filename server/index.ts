@@ -117,6 +117,7 @@ export async function startHub(config: HubConfig, deps: HubDeps = {}): Promise<H
     const pushService = createPushService({
       store,
       clock,
+      onlineStreamDevices: streamHub.onlineDevicesJson,
       onAccepted: (notification, userIds) => {
         try {
           streamHub.publishToUsers(userIds, notification);

@@ -36,6 +36,7 @@ export function createStreamHub(
 ) {
   const byUser = new Map<string, Set<StreamConnection>>();
   const byDevice = new Map<string, Set<StreamConnection>>();
+  let onlineJson: string | null = null; // onlineDevicesJson(), until a device comes or goes
 
   const addTo = <K>(map: Map<K, Set<StreamConnection>>, key: K, c: StreamConnection) => {
     let set = map.get(key);
@@ -58,15 +59,25 @@ export function createStreamHub(
       }
       const first = !byDevice.has(deviceId);
       addTo(byDevice, deviceId, c);
-      if (first) onDevice?.(deviceId, true);
+      if (first) {
+        onlineJson = null;
+        onDevice?.(deviceId, true);
+      }
       return () => {
         removeFrom(byDevice, deviceId, c);
-        if (!byDevice.has(deviceId)) onDevice?.(deviceId, false);
+        if (!byDevice.has(deviceId)) {
+          onlineJson = null;
+          onDevice?.(deviceId, false);
+        }
       };
     },
     /** The `stream` devices with an open stream now. */
     onlineDevices(): string[] {
       return [...byDevice.keys()];
+    },
+    /** {@link onlineDevices} as a JSON array, kept between changes (read on every accepted push). */
+    onlineDevicesJson(): string {
+      return (onlineJson ??= JSON.stringify([...byDevice.keys()]));
     },
     /** Sends to the plain streams of each user. */
     publishToUsers(userIds: Iterable<string>, n: NotificationContent): void {

@@ -29,10 +29,15 @@ interface Waiting {
 }
 
 /** Builds the push pipeline. `newId` makes time-sortable notification ids (ULIDs by default). */
-export function createPushService({ store, clock, newId = monotonicFactory(), onAccepted }: {
+export function createPushService({ store, clock, newId = monotonicFactory(), onAccepted, onlineStreamDevices }: {
   store: Store;
   clock: Clock;
   newId?: (seedTime?: number) => string;
+  /**
+   * The `stream` devices with an open stream now, as a JSON array of ids (the stream hub's
+   * `onlineDevicesJson`): deliveries to the others are written waiting for them to connect.
+   */
+  onlineStreamDevices?: () => string;
   /** Called after the commit: wakes the dispatcher and the receivers' live streams. */
   onAccepted?: (notification: NotificationContent, userIds: string[]) => void;
 }) {
@@ -63,6 +68,7 @@ export function createPushService({ store, clock, newId = monotonicFactory(), on
       target: { userId: user?.id ?? null, groupId: group?.id ?? null, label: [user?.name, group?.name].filter(Boolean).join(' + ') },
       content: input,
       createdAt,
+      ...(onlineStreamDevices ? { onlineStreamDevices: onlineStreamDevices() } : {}),
     });
     const notification: NotificationContent = {
       id,

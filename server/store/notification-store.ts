@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import type { NotificationContent } from '../delivery/types.js';
 import type { NotificationInput } from '../domain/notification.js';
+import { NOT_CONNECTED_REASON, NOT_CONNECTED_RETRY_MS } from '../delivery/senders/stream-sender.js';
 
 /** Delivery statuses (DESIGN.md "Data flow"): every delivery ends delivered, failed or expired. */
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'expired';
@@ -53,6 +54,14 @@ export interface NewNotification {
   target: { userId: string | null; groupId: string | null; label: string };
   content: NotificationInput;
   createdAt: number;
+  /**
+   * The `stream` devices with an open stream, as a JSON array of device ids. Deliveries to the
+   * recipients' other `stream` devices are written waiting (due at `createdAt +
+   * NOT_CONNECTED_RETRY_MS`, last error "receiver not connected") instead of due at once: the
+   * dispatcher would only find them offline, and the stream route makes them due when the device
+   * connects. Absent: every delivery is due at once.
+   */
+  onlineStreamDevices?: string;
 }
 
 /** Filters and keyset cursor for {@link NotificationStore.list}; `before` is a notification id. */
@@ -124,6 +133,9 @@ const toRecord = (r: NotificationRow): NotificationRecord => ({
   deliveries: JSON.parse(r.summary) as DeliverySummary,
 });
 
+/** SQL: device `d` is a `stream` device without an open stream (`@online`: JSON array of ids, or null = unknown). */
+const OFFLINE_STREAM_DEVICE = `d.channel = 'stream' AND @online IS NOT NULL AND d.id NOT IN (SELECT value FROM json_each(@online))`;
+
 /** Notifications, their recipients and the delivery outbox. */
 export type NotificationStore = ReturnType<typeof createNotificationStore>;
 
@@ -142,10 +154,14 @@ export function createNotificationStore(db: Db) {
     `INSERT OR IGNORE INTO notification_recipients (user_id, notification_id)
      SELECT user_id, ? FROM group_members WHERE group_id = ?`,
   );
-  // The outbox: one pending delivery per active device of every recipient, in one statement.
+  // The outbox: one pending delivery per active device of every recipient, in one statement;
+  // a stream device that is not connected gets its delivery waiting (see NewNotification).
   const insertDeliveries = db.prepare(
-    `INSERT INTO deliveries (notification_id, device_id, channel, status, attempts, next_attempt_at, created_at, updated_at)
-     SELECT r.notification_id, d.id, d.channel, 'pending', 0, @now, @now, @now
+    `INSERT INTO deliveries (notification_id, device_id, channel, status, attempts, next_attempt_at, last_error, created_at, updated_at)
+     SELECT r.notification_id, d.id, d.channel, 'pending', 0,
+            CASE WHEN ${OFFLINE_STREAM_DEVICE} THEN @parkedUntil ELSE @now END,
+            CASE WHEN ${OFFLINE_STREAM_DEVICE} THEN @parkedReason END,
+            @now, @now
        FROM notification_recipients r JOIN devices d ON d.user_id = r.user_id
       WHERE r.notification_id = @id AND d.deactivated_at IS NULL`,
   );
@@ -197,7 +213,13 @@ export function createNotificationStore(db: Db) {
       });
       if (n.target.userId) insertUserRecipient.run(n.target.userId, n.id);
       if (n.target.groupId) insertGroupRecipients.run(n.id, n.target.groupId);
-      const deliveries = insertDeliveries.run({ id: n.id, now: n.createdAt }).changes;
+      const deliveries = insertDeliveries.run({
+        id: n.id,
+        now: n.createdAt,
+        online: n.onlineStreamDevices ?? null,
+        parkedUntil: n.createdAt + NOT_CONNECTED_RETRY_MS,
+        parkedReason: NOT_CONNECTED_REASON,
+      }).changes;
       // last_used_at is shown to the second: skip the write for an app that just sent.
       if (n.createdAt - (lastTouched.get(n.app.id) ?? 0) >= 1000) {
         touchApp.run(n.createdAt, n.app.id);

@@ -237,10 +237,14 @@ describe('live stream (SSE)', () => {
     const call = receiver(token);
     const device = await call('POST', '/devices', { name: 'Laptop', platform: 'desktop', channel: 'stream', token: 'laptop-1' });
 
+    // Accepted while the device is not connected: the delivery waits, without a send attempt,
+    // and the console says why.
     const offline = await t.push({ apiKey: keys.apiKey, userKey: keys.userKey, title: 'offline', body: 'b' });
-    await waitFor(async () => (await t.api('GET', `/api/notifications/${offline.json.id}`)).json.deliveries[0].attempts === 1);
     const pending = (await t.api('GET', `/api/notifications/${offline.json.id}`)).json.deliveries[0];
-    expect(pending).toMatchObject({ status: 'pending', channel: 'stream', lastError: 'receiver not connected' });
+    expect(pending).toMatchObject({ status: 'pending', channel: 'stream', attempts: 0, lastError: 'receiver not connected' });
+    expect(Date.parse(pending.nextAttemptAt) - Date.parse(pending.updatedAt)).toBe(60_000);
+    await new Promise((r) => setTimeout(r, 100)); // the dispatcher, woken by the push, leaves it alone
+    expect((await t.api('GET', `/api/notifications/${offline.json.id}`)).json.deliveries[0].attempts).toBe(0);
 
     // The device connects: what waited for it is delivered at once.
     const stream = await openSse(`${t.url}/api/receiver/stream?deviceId=${device.json.id}`, { authorization: `Bearer ${token}` });

@@ -7,7 +7,10 @@ export interface StreamTarget {
 }
 
 /** How long a delivery to a `stream` device that is not connected waits before the next try (ms). */
-const NOT_CONNECTED_RETRY_MS = 60_000;
+export const NOT_CONNECTED_RETRY_MS = 60_000;
+
+/** The `last_error` of a delivery waiting for its `stream` device to connect. */
+export const NOT_CONNECTED_REASON = 'receiver not connected';
 
 /**
  * The live-stream channel: delivers to the open SSE stream of a `stream` device (desktop app,
@@ -20,7 +23,7 @@ export function createStreamSender(target: StreamTarget): PushSender {
     async send(job) {
       return (await target.sendToDevice(job.device.id, job.notification))
         ? { kind: 'delivered' }
-        : { kind: 'retry', reason: 'receiver not connected', retryAfterMs: NOT_CONNECTED_RETRY_MS };
+        : { kind: 'retry', reason: NOT_CONNECTED_REASON, retryAfterMs: NOT_CONNECTED_RETRY_MS };
     },
     async close() {},
   };
