@@ -62,7 +62,6 @@ interface Pending {
   scope: ApnsRequestScope | undefined;
   resolve: (res: ApnsResponse) => void;
   reject: (err: Error) => void;
-  timer: NodeJS.Timeout | undefined;
   /** When the deadline passes (ms since the epoch). */
   deadlineAt: number;
   stream?: http2.ClientHttp2Stream;
@@ -102,6 +101,9 @@ export class ApnsHttp2Transport {
   private connection: Connection | undefined;
   private readonly connections = new Set<Connection>();
   private readonly queue: Pending[] = [];
+  /** Every request not settled yet, oldest first (so in deadline order: one timeout for all). */
+  private readonly unsettled = new Set<Pending>();
+  private deadlineTimer: NodeJS.Timeout | undefined;
   private scope: ApnsRequestScope | undefined;
   private closed = false;
   private readonly pingTimer: NodeJS.Timeout;
@@ -138,14 +140,10 @@ export class ApnsHttp2Transport {
         reject(new Error('the APNs connection is closed'));
         return;
       }
-      const { timeoutMs } = this.options;
-      const pending: Pending = { options, scope, resolve, reject, timer: undefined, deadlineAt: Date.now() + timeoutMs, resent: false, done: false };
-      pending.timer = setTimeout(() => {
-        pending.stream?.close(http2.constants.NGHTTP2_CANCEL);
-        this.settle(pending, new ApnsTimeoutError(timeoutMs));
-        // No answer in time: make sure the session itself is still alive.
-        if (pending.connection) this.checkAlive(pending.connection);
-      }, timeoutMs);
+      const pending: Pending = { options, scope, resolve, reject, deadlineAt: Date.now() + this.options.timeoutMs, resent: false, done: false };
+      this.unsettled.add(pending);
+      // unref: an open session keeps the process alive while requests are out; a timer must not after close.
+      this.deadlineTimer ??= setTimeout(() => this.expire(), this.options.timeoutMs).unref();
       this.queue.push(pending);
       this.pump();
     });
@@ -192,7 +190,10 @@ export class ApnsHttp2Transport {
 
   private start(c: Connection, pending: Pending): void {
     const { options } = pending;
-    const headers: http2.OutgoingHttpHeaders = { ':method': options.method, ':path': options.path, ...options.headers };
+    // apns2 builds a new headers object per request: complete it in place.
+    const headers: http2.OutgoingHttpHeaders = options.headers ?? {};
+    headers[':method'] = options.method;
+    headers[':path'] = options.path;
     if (headers['apns-priority'] === undefined) headers['apns-priority'] = '10';
     let stream: http2.ClientHttp2Stream;
     try {
@@ -229,7 +230,7 @@ export class ApnsHttp2Transport {
         this.queue.unshift(pending);
       } else if (status > 0 && complete && streamError === undefined && !stream.rstCode) {
         if (pending.scope) pending.scope.responseHeaders = responseHeaders;
-        this.settle(pending, undefined, response(status, responseHeaders, chunks));
+        this.settle(pending, undefined, new Answer(status, responseHeaders, chunks));
       } else if (c.session.destroyed && !c.ended) {
         // The session is going down and its streams close before it reports why (ECONNRESET,
         // a certificate error): fail with that reason, once the session has closed.
@@ -246,9 +247,29 @@ export class ApnsHttp2Transport {
   private settle(pending: Pending, err: Error | undefined, res?: ApnsResponse): void {
     if (pending.done) return;
     pending.done = true;
-    clearTimeout(pending.timer);
+    this.unsettled.delete(pending);
     if (res) pending.resolve(res);
     else pending.reject(err ?? new Error('APNs request failed'));
+  }
+
+  /**
+   * Ends the requests whose deadline has passed (their streams are cancelled, and their sessions
+   * get a PING), then waits for the next deadline. One timer for all requests instead of one each:
+   * every request has the same timeout, so the oldest unsettled one is always the next due.
+   */
+  private expire(): void {
+    this.deadlineTimer = undefined;
+    const now = Date.now();
+    for (const pending of this.unsettled) {
+      if (pending.deadlineAt > now) {
+        this.deadlineTimer = setTimeout(() => this.expire(), pending.deadlineAt - now).unref();
+        return;
+      }
+      pending.stream?.close(http2.constants.NGHTTP2_CANCEL);
+      this.settle(pending, new ApnsTimeoutError(this.options.timeoutMs));
+      // No answer in time: make sure the session itself is still alive.
+      if (pending.connection) this.checkAlive(pending.connection);
+    }
   }
 
   /** The session new requests go to, opened if there is none. */
@@ -329,15 +350,19 @@ export class ApnsHttp2Transport {
   }
 }
 
-function response(statusCode: number, headers: http2.IncomingHttpHeaders, chunks: Buffer[]): ApnsResponse {
-  const text = () => Buffer.concat(chunks).toString('utf8');
-  return {
-    statusCode,
-    headers,
-    body: {
-      json: async () => JSON.parse(text()) as unknown,
-      text: async () => text(),
-      dump: async () => undefined,
-    },
-  };
+/** A complete answer, with its body already read. */
+class Answer implements ApnsResponse {
+  readonly body: ApnsResponse['body'] = this;
+  constructor(
+    readonly statusCode: number,
+    readonly headers: http2.IncomingHttpHeaders,
+    private readonly chunks: Buffer[],
+  ) {}
+  async text(): Promise<string> {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
+  async dump(): Promise<void> {}
 }
