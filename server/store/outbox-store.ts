@@ -3,7 +3,7 @@ import { channels, type Channel, type Platform } from './device-store.js';
 import type { DeliveryJob } from '../delivery/types.js';
 
 /**
- * A due row as an array (better-sqlite3 `raw()` mode: no object with 15 named properties per
+ * A due row as an array (better-sqlite3 `raw()` mode: no object with 12 named properties per
  * row), in the order of the SELECT in `dueSql`.
  */
 type DueRow = [
